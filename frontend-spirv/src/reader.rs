@@ -1,0 +1,496 @@
+//! Reading a SPIR-V binary into a [`Module`].
+//!
+//! Three steps, each guarding the next:
+//! 1. the header: size, magic number in either byte order, version 1.0–1.6;
+//! 2. a scan of the instruction words: every word count fits, every opcode exists, and every
+//!    `OpSpecConstantOp` computes an opcode the spec allows. rspirv's parser trusts word counts
+//!    when it slices out strings and panics on some `OpSpecConstantOp` payloads, so nothing
+//!    reaches it until this scan has passed;
+//! 3. rspirv's parser, feeding our [`Consumer`] that numbers each instruction, attaches the
+//!    `OpLine` in effect, drops non-semantic instructions, and builds functions and blocks.
+//!
+//! Everything that goes wrong is a [`Diagnostic`] naming the instruction and its word offset.
+
+use std::collections::{HashMap, HashSet};
+
+use mir::{Diagnostic, SourcePos, Span};
+use rspirv::binary::{Consumer, ParseAction, ParseState};
+use rspirv::dr;
+use rspirv::grammar::reflect;
+use spirv::{Op, Word};
+
+use crate::grammar;
+use crate::module::{Block, Function, Header, Inst, Module};
+use crate::rules::Rule;
+
+/// Reads `bytes` as a SPIR-V binary.
+pub fn read(bytes: &[u8]) -> Result<Module, Diagnostic> {
+    let (words, big_endian) = decode_words(bytes)?;
+    let header = decode_header(&words, big_endian)?;
+    let offsets = scan(&words)?;
+    let mut consumer = ModuleBuilder::new(header, &offsets);
+    let result = rspirv::binary::parse_words(&words, &mut consumer);
+    if let Some(diag) = consumer.error.take() {
+        return Err(diag);
+    }
+    if let Err(state) = result {
+        return Err(parse_error(state, &consumer, &words, &offsets));
+    }
+    Ok(consumer.finish())
+}
+
+/// The error for a [`Rule`], with the rule's citation attached.
+pub(crate) fn rule_error(rule: Rule, message: impl Into<String>) -> Diagnostic {
+    let mut d = Diagnostic::error(rule.id(), message);
+    d.reference = Some(rule.reference());
+    d
+}
+
+fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Diagnostic> {
+    if bytes.len() < 20 {
+        return Err(rule_error(
+            Rule::PhysHeader,
+            format!(
+                "the input is {} bytes long, shorter than the 20-byte SPIR-V header",
+                bytes.len()
+            ),
+        )
+        .with_span(Span::HEADER));
+    }
+    let first = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let big_endian = if first == spirv::MAGIC_NUMBER {
+        false
+    } else if first.swap_bytes() == spirv::MAGIC_NUMBER {
+        true
+    } else {
+        return Err(rule_error(
+            Rule::PhysHeader,
+            format!(
+                "the magic number is 0x{first:08x}; a SPIR-V module starts with 0x07230203 \
+                 (in either byte order)"
+            ),
+        )
+        .with_span(Span::HEADER));
+    };
+    if bytes.len() % 4 != 0 {
+        return Err(rule_error(
+            Rule::PhysWordCount,
+            format!(
+                "the input is {} bytes long, which is not a whole number of 32-bit words",
+                bytes.len()
+            ),
+        )
+        .with_span(Span::HEADER));
+    }
+    let words = bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let w = [c[0], c[1], c[2], c[3]];
+            if big_endian {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        })
+        .collect();
+    Ok((words, big_endian))
+}
+
+fn decode_header(words: &[Word], big_endian: bool) -> Result<Header, Diagnostic> {
+    let version = words[1];
+    let (major, minor) = ((version >> 16) as u8, (version >> 8) as u8);
+    if version & 0xff00_00ff != 0 || major != 1 || minor > 6 {
+        return Err(rule_error(
+            Rule::PhysVersion,
+            format!(
+                "the version word is 0x{version:08x}; this compiler reads SPIR-V 1.0 to 1.6 \
+                 (0x00010000 to 0x00010600)"
+            ),
+        )
+        .with_span(Span::HEADER));
+    }
+    if words[4] != 0 {
+        return Err(rule_error(
+            Rule::PhysHeader,
+            format!(
+                "header word 4 (reserved for an instruction schema) is 0x{:08x}; it must be 0",
+                words[4]
+            ),
+        )
+        .with_span(Span::HEADER));
+    }
+    Ok(Header {
+        version: (major, minor),
+        generator: words[2],
+        bound: words[3],
+        big_endian,
+    })
+}
+
+/// Checks the word structure and returns each instruction's word offset, in stream order.
+fn scan(words: &[Word]) -> Result<Vec<u32>, Diagnostic> {
+    let mut offsets = Vec::new();
+    let mut at = 5usize;
+    while at < words.len() {
+        let ordinal = offsets.len() as u32 + 1;
+        let span = Span::new(ordinal, at as u32);
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 {
+            return Err(rule_error(
+                Rule::PhysWordCount,
+                format!("instruction word 0x{:08x} has a word count of 0", words[at]),
+            )
+            .with_span(span));
+        }
+        if at + count > words.len() {
+            return Err(rule_error(
+                Rule::PhysWordCount,
+                format!(
+                    "the instruction's word count is {count}, but only {} words remain in the module",
+                    words.len() - at
+                ),
+            )
+            .with_span(span)
+            .with_note(raw_words(&words[at..])));
+        }
+        let Some(class) = grammar::instruction(opcode) else {
+            return Err(rule_error(
+                Rule::PhysOpcode,
+                format!("opcode {opcode} is not a SPIR-V opcode"),
+            )
+            .with_span(span)
+            .with_note(raw_words(&words[at..at + count])));
+        };
+        if class.opcode == Op::SpecConstantOp && count >= 4 {
+            let inner = words[at + 3];
+            if !grammar::spec_constant_op_allowed(inner) {
+                let name = grammar::instruction(inner)
+                    .map_or_else(|| format!("opcode {inner}"), |g| format!("Op{}", g.opname));
+                return Err(rule_error(
+                    Rule::PhysOperands,
+                    format!("OpSpecConstantOp cannot compute {name}"),
+                )
+                .with_span(span)
+                .with_note(
+                    "§3 OpSpecConstantOp lists the opcodes a specialization constant may use",
+                )
+                .with_note(raw_words(&words[at..at + count])));
+            }
+        }
+        offsets.push(at as u32);
+        at += count;
+    }
+    Ok(offsets)
+}
+
+/// Up to eight words of an instruction in hex, for instructions that do not decode.
+fn raw_words(words: &[Word]) -> String {
+    let shown: Vec<String> = words.iter().take(8).map(|w| format!("0x{w:08x}")).collect();
+    let more = if words.len() > 8 { " ..." } else { "" };
+    format!("instruction words: {}{more}", shown.join(" "))
+}
+
+/// Turns an rspirv parse failure into a diagnostic on the instruction being parsed.
+fn parse_error(
+    state: ParseState,
+    consumer: &ModuleBuilder,
+    words: &[Word],
+    offsets: &[u32],
+) -> Diagnostic {
+    // rspirv parses in stream order, so the failing instruction is the one after the last
+    // one it handed to the consumer.
+    let index = consumer.next_ordinal as usize - 1;
+    let span = offsets
+        .get(index)
+        .map_or(Span::HEADER, |&at| Span::new(index as u32 + 1, at));
+    let (name, raw) = match offsets.get(index) {
+        Some(&at) => {
+            let at = at as usize;
+            let end = (at + (words[at] >> 16) as usize).min(words.len());
+            let name = grammar::instruction(words[at] & 0xffff).map_or_else(
+                || "the instruction".to_string(),
+                |g| format!("Op{}", g.opname),
+            );
+            (name, raw_words(&words[at..end]))
+        }
+        None => ("the instruction".to_string(), String::new()),
+    };
+    let message = match state {
+        ParseState::OperandExpected(..) => {
+            format!("{name} is missing operands: its word count ends before a required operand")
+        }
+        ParseState::OperandExceeded(..) => {
+            format!("{name} has more words than its operands use")
+        }
+        ParseState::OperandError(err) => {
+            format!("{name} has an operand that does not decode: {err}")
+        }
+        ParseState::TypeUnsupported(..) => {
+            format!("{name} has a literal whose type is not an integer or float of 8 to 64 bits")
+        }
+        ParseState::SpecConstantOpIntegerIncorrect(..) => {
+            format!("{name} names an opcode that does not exist")
+        }
+        other => format!("{name} does not decode: {other}"),
+    };
+    let mut diag = rule_error(Rule::PhysOperands, message).with_span(span);
+    if !raw.is_empty() {
+        diag = diag.with_note(raw);
+    }
+    diag
+}
+
+/// Where the consumer is in the module's nesting.
+enum Nesting {
+    /// Before the first function, or between functions.
+    Module,
+    /// Inside a function, before its first block or between blocks.
+    Function(Function),
+    /// Inside a block of a function.
+    Block(Function, Block),
+}
+
+/// The rspirv [`Consumer`] that builds our [`Module`].
+struct ModuleBuilder<'a> {
+    module: Module,
+    offsets: &'a [u32],
+    next_ordinal: u32,
+    nesting: Nesting,
+    /// The `OpLine` in effect; cleared by `OpNoLine` and at the end of each block.
+    line: Option<SourcePos>,
+    /// `OpString` result ids → index in `module.source_files`.
+    strings: HashMap<Word, u32>,
+    /// Ids of imported non-semantic instruction sets.
+    non_semantic_sets: HashSet<Word>,
+    error: Option<Diagnostic>,
+}
+
+impl<'a> ModuleBuilder<'a> {
+    fn new(header: Header, offsets: &'a [u32]) -> Self {
+        ModuleBuilder {
+            module: Module {
+                header,
+                globals: Vec::new(),
+                functions: Vec::new(),
+                source_files: Vec::new(),
+                dropped_ids: Vec::new(),
+                instruction_count: offsets.len() as u32,
+            },
+            offsets,
+            next_ordinal: 1,
+            nesting: Nesting::Module,
+            line: None,
+            strings: HashMap::new(),
+            non_semantic_sets: HashSet::new(),
+            error: None,
+        }
+    }
+
+    fn finish(self) -> Module {
+        self.module
+    }
+
+    fn fail(&mut self, rule: Rule, span: Span, message: String) -> ParseAction {
+        self.error = Some(rule_error(rule, message).with_span(span));
+        ParseAction::Stop
+    }
+
+    /// Handles `OpLine`/`OpNoLine`; they are not kept as instructions.
+    fn track_line(&mut self, inst: &dr::Instruction, span: Span) -> ParseAction {
+        if inst.class.opcode == Op::NoLine {
+            self.line = None;
+            return ParseAction::Continue;
+        }
+        let (Some(dr::Operand::IdRef(file)), Some(dr::Operand::LiteralBit32(line))) =
+            (inst.operands.first(), inst.operands.get(1))
+        else {
+            return ParseAction::Continue;
+        };
+        let Some(&file) = self.strings.get(file) else {
+            let message = format!("OpLine names %{file} as its file, which is not an OpString");
+            return self.fail(Rule::IdKind, span, message);
+        };
+        let column = match inst.operands.get(2) {
+            Some(dr::Operand::LiteralBit32(c)) => *c,
+            _ => 0,
+        };
+        self.line = Some(SourcePos {
+            file,
+            line: *line,
+            column,
+        });
+        ParseAction::Continue
+    }
+
+    /// Whether `inst` belongs to a non-semantic instruction set and is dropped.
+    fn is_non_semantic(&mut self, inst: &dr::Instruction) -> bool {
+        match inst.class.opcode {
+            Op::ExtInstImport => {
+                let name = match inst.operands.first() {
+                    Some(dr::Operand::LiteralString(s)) => s.as_str(),
+                    _ => return false,
+                };
+                let dropped = name.starts_with("NonSemantic.")
+                    || name == "OpenCL.DebugInfo.100"
+                    || name == "DebugInfo";
+                if dropped {
+                    self.non_semantic_sets.extend(inst.result_id);
+                }
+                dropped
+            }
+            Op::ExtInst => matches!(
+                inst.operands.first(),
+                Some(dr::Operand::IdRef(set)) if self.non_semantic_sets.contains(set)
+            ),
+            _ => false,
+        }
+    }
+
+    fn add(&mut self, inst: dr::Instruction, span: Span) -> ParseAction {
+        let opcode = inst.class.opcode;
+        let inst = Inst { op: inst, span };
+        let nesting = std::mem::replace(&mut self.nesting, Nesting::Module);
+        self.nesting = match (nesting, opcode) {
+            (Nesting::Module, Op::Function) => Nesting::Function(Function {
+                end: inst.clone(),
+                def: inst,
+                params: Vec::new(),
+                blocks: Vec::new(),
+            }),
+            (Nesting::Module, Op::FunctionEnd) => {
+                return self.fail(
+                    Rule::LayoutFunctionStructure,
+                    span,
+                    "OpFunctionEnd outside a function".into(),
+                );
+            }
+            (Nesting::Module, Op::Label | Op::FunctionParameter) => {
+                let message = format!("Op{:?} outside a function", opcode);
+                return self.fail(Rule::LayoutFunctionStructure, span, message);
+            }
+            (Nesting::Module, _) if reflect::is_block_terminator(opcode) => {
+                let message = format!("Op{:?} outside a block", opcode);
+                return self.fail(Rule::LayoutFunctionStructure, span, message);
+            }
+            (Nesting::Module, _) => {
+                if let Some(last) = self.module.functions.last() {
+                    let message = format!(
+                        "Op{:?} comes after function %{}; types, constants and global \
+                         variables come before all functions",
+                        opcode,
+                        last.id()
+                    );
+                    return self.fail(Rule::LayoutSectionOrder, span, message);
+                }
+                self.module.globals.push(inst);
+                Nesting::Module
+            }
+            (Nesting::Function(mut f), Op::FunctionParameter) if f.blocks.is_empty() => {
+                f.params.push(inst);
+                Nesting::Function(f)
+            }
+            (Nesting::Function(f), Op::Label) => Nesting::Block(
+                f,
+                Block {
+                    label: inst,
+                    insts: Vec::new(),
+                },
+            ),
+            (Nesting::Function(mut f), Op::FunctionEnd) => {
+                f.end = inst;
+                self.module.functions.push(f);
+                Nesting::Module
+            }
+            (Nesting::Function(f), _) => {
+                let message = if opcode == Op::Function {
+                    format!(
+                        "OpFunction inside function %{}, which has no OpFunctionEnd",
+                        f.id()
+                    )
+                } else if f.blocks.is_empty() && opcode != Op::FunctionParameter {
+                    format!(
+                        "Op{:?} in function %{} before its first OpLabel; instructions belong in blocks",
+                        opcode,
+                        f.id()
+                    )
+                } else {
+                    format!(
+                        "Op{:?} in function %{} outside any block (after a terminator, before the next OpLabel)",
+                        opcode,
+                        f.id()
+                    )
+                };
+                return self.fail(Rule::LayoutFunctionStructure, span, message);
+            }
+            (Nesting::Block(f, b), Op::Label | Op::FunctionEnd | Op::Function) => {
+                let message = format!(
+                    "block %{} in function %{} has no terminator before this Op{:?}",
+                    b.id(),
+                    f.id(),
+                    opcode
+                );
+                return self.fail(Rule::LayoutFunctionStructure, span, message);
+            }
+            (Nesting::Block(mut f, mut b), _) if reflect::is_block_terminator(opcode) => {
+                b.insts.push(inst);
+                f.blocks.push(b);
+                // An OpLine's scope ends with its block.
+                self.line = None;
+                Nesting::Function(f)
+            }
+            (Nesting::Block(f, mut b), _) => {
+                b.insts.push(inst);
+                Nesting::Block(f, b)
+            }
+        };
+        ParseAction::Continue
+    }
+}
+
+impl Consumer for ModuleBuilder<'_> {
+    fn initialize(&mut self) -> ParseAction {
+        ParseAction::Continue
+    }
+
+    fn finalize(&mut self) -> ParseAction {
+        let (message, f) = match std::mem::replace(&mut self.nesting, Nesting::Module) {
+            Nesting::Module => return ParseAction::Continue,
+            Nesting::Function(f) => ("the module ends inside function", f),
+            Nesting::Block(f, _) => ("the module ends inside a block of function", f),
+        };
+        let span = f.def.span;
+        let message = format!("{message} %{} (no OpFunctionEnd)", f.id());
+        self.fail(Rule::LayoutFunctionStructure, span, message)
+    }
+
+    fn consume_header(&mut self, _header: dr::ModuleHeader) -> ParseAction {
+        // We decoded the header ourselves: rspirv's copy drops the generator word.
+        ParseAction::Continue
+    }
+
+    fn consume_instruction(&mut self, inst: dr::Instruction) -> ParseAction {
+        let index = self.next_ordinal as usize - 1;
+        let offset = self.offsets.get(index).copied().unwrap_or(0);
+        let mut span = Span::new(self.next_ordinal, offset);
+        self.next_ordinal += 1;
+        if reflect::is_location_debug(inst.class.opcode) {
+            return self.track_line(&inst, span);
+        }
+        if self.is_non_semantic(&inst) {
+            self.module.dropped_ids.extend(inst.result_id);
+            return ParseAction::Continue;
+        }
+        if inst.class.opcode == Op::String {
+            if let (Some(id), Some(dr::Operand::LiteralString(name))) =
+                (inst.result_id, inst.operands.first())
+            {
+                self.strings
+                    .insert(id, self.module.source_files.len() as u32);
+                self.module.source_files.push(name.clone());
+            }
+        }
+        span.source = self.line;
+        self.add(inst, span)
+    }
+}
