@@ -55,6 +55,10 @@ impl Printer {
                 printer.names.insert(id, name.to_string());
             }
         }
+        // The assembly text's own names win: they are what the user wrote.
+        for (&id, name) in &module.text_names {
+            printer.names.insert(id, name.clone());
+        }
         printer
     }
 
@@ -90,6 +94,11 @@ impl Printer {
         for operand in &inst.operands {
             out.push(' ');
             out.push_str(&self.operand(operand, float_width, glsl));
+        }
+        // A diagnostic shows one line; OpSource can carry a whole shader.
+        const MAX: usize = 120;
+        if out.chars().count() > MAX {
+            out = out.chars().take(MAX).collect::<String>() + " ...";
         }
         out
     }
@@ -135,10 +144,16 @@ fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
-        if c == '"' || c == '\\' {
-            out.push('\\');
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
         }
-        out.push(c);
     }
     out.push('"');
     out

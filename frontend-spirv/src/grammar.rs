@@ -35,8 +35,18 @@ pub fn instruction(opcode: u32) -> Option<Class> {
 }
 
 /// The grammar of the instruction named `name` (without the `Op` prefix).
+///
+/// rspirv's table holds each instruction under its current name only. Instructions promoted
+/// from an extension keep their old names as aliases in the SPIR-V grammar
+/// (`DecorateStringGOOGLE`, `DemoteToHelperInvocationEXT`, `SDotKHR`), and assemblers accept
+/// them, so a name with a vendor suffix also finds the instruction without it.
 pub fn instruction_by_name(name: &str) -> Option<Class> {
-    index().by_name.get(name).copied()
+    let by_name = &index().by_name;
+    by_name.get(name).copied().or_else(|| {
+        ["KHR", "EXT", "GOOGLE", "NV", "INTEL", "AMD"]
+            .iter()
+            .find_map(|suffix| by_name.get(name.strip_suffix(suffix)?).copied())
+    })
 }
 
 /// Whether `opcode` may be the operation of an `OpSpecConstantOp` (§3 OpSpecConstantOp: the

@@ -16,13 +16,16 @@
 
 pub mod asm;
 mod disasm;
+pub mod entry;
 mod grammar;
 pub mod module;
 mod reader;
 mod rules;
+pub mod validate;
 
 pub use module::{Block, Function, Header, Inst, Module};
 pub use rules::Rule;
+pub use validate::ValidModule;
 
 use mir::{Diagnostic, Diagnostics};
 
@@ -56,6 +59,29 @@ impl<'a> Input<'a> {
 pub struct Options {
     /// How assembly text is assembled (version, id numbering).
     pub asm: asm::Options,
+}
+
+/// Reads and validates a module: the entry point later stages use.
+pub fn load(input: Input<'_>, options: &Options) -> Result<ValidModule, Diagnostics> {
+    match input {
+        Input::Binary(bytes) => {
+            let module = reader::read(bytes).map_err(Diagnostics::from)?;
+            validate::validate(module)
+        }
+        Input::Text(text) => {
+            let assembled = asm::assemble(text, &options.asm).map_err(Diagnostics::from)?;
+            let bytes: Vec<u8> = assembled
+                .words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let located = |d: Diagnostic| locate_in_text(d, &assembled);
+            let mut module = reader::read(&bytes).map_err(|d| Diagnostics::from(located(d)))?;
+            module.text_names = assembled.id_names.iter().cloned().collect();
+            validate::validate(module)
+                .map_err(|ds| Diagnostics(ds.0.into_iter().map(located).collect()))
+        }
+    }
 }
 
 /// Reads a module from `input` without validating it.

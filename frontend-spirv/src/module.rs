@@ -6,6 +6,8 @@
 //! blocks after it, with an [`mir::Span`] on every instruction. [`Module::to_dr`] gives rspirv's
 //! form back for tools that want it.
 
+use std::collections::HashMap;
+
 use mir::Span;
 use rspirv::dr;
 use spirv::{Op, Word};
@@ -138,6 +140,9 @@ pub struct Module {
     pub dropped_ids: Vec<Word>,
     /// How many instructions the binary holds, dropped ones included.
     pub instruction_count: u32,
+    /// The names ids had in the assembly text this module was assembled from (empty for a
+    /// binary), so that diagnostics speak of `%color` rather than `%12`.
+    pub text_names: HashMap<Word, String>,
 }
 
 impl Module {

@@ -223,9 +223,7 @@ fn parse_error(
         ParseState::OperandExceeded(..) => {
             format!("{name} has more words than its operands use")
         }
-        ParseState::OperandError(err) => {
-            format!("{name} has an operand that does not decode: {err}")
-        }
+        ParseState::OperandError(err) => format!("{name} {}", decode_error(&err)),
         ParseState::TypeUnsupported(..) => {
             format!("{name} has a literal whose type is not an integer or float of 8 to 64 bits")
         }
@@ -239,6 +237,34 @@ fn parse_error(
         diag = diag.with_note(raw);
     }
     diag
+}
+
+/// Says what is wrong with an operand rspirv could not decode. Its messages give byte
+/// offsets as "index"; ours name the problem.
+fn decode_error(err: &rspirv::binary::DecodeError) -> String {
+    use rspirv::binary::DecodeError as E;
+    match err {
+        E::StreamExpected(_) | E::LimitReached(_) => "runs out of words in the middle of an \
+            operand: a required operand is missing, or a string has no terminating zero byte \
+            within the instruction's word count"
+            .to_string(),
+        E::DecodeStringFailed(_, why) => format!("has a string that is not UTF-8 ({why})"),
+        other => {
+            // The remaining variants are `<Kind>Unknown(offset, value)`.
+            let debug = format!("{other:?}");
+            let kind = debug
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches("Unknown");
+            let value = debug
+                .trim_end_matches(')')
+                .rsplit([',', ' '])
+                .next()
+                .unwrap_or("?");
+            format!("has {value} as its {kind} operand, which names no {kind}")
+        }
+    }
 }
 
 /// Where the consumer is in the module's nesting.
@@ -276,6 +302,7 @@ impl<'a> ModuleBuilder<'a> {
                 source_files: Vec::new(),
                 dropped_ids: Vec::new(),
                 instruction_count: offsets.len() as u32,
+                text_names: HashMap::new(),
             },
             offsets,
             next_ordinal: 1,

@@ -1,1 +1,56 @@
-//! Shared helpers for the integration tests in `tests/tests/`.
+//! Shared helpers for the integration tests in `tests/tests/`: where the fixtures are and how
+//! to read their header comments.
+
+use std::path::{Path, PathBuf};
+
+/// The fixture folder `name` under `tests/fixtures`.
+pub fn fixtures(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// The files in fixture folder `name` whose names end in `suffix`, sorted.
+pub fn fixture_files(name: &str, suffix: &str) -> Vec<PathBuf> {
+    let dir = fixtures(name);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The value of a `; key: value` header comment line, if the text has one.
+pub fn header_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let prefix = format!("; {key}:");
+    text.lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+        .map(str::trim)
+}
+
+/// The assembler options that the `; spirv-as: FLAGS` line of a fixture stands for.
+pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
+    let mut options = frontend_spirv::asm::Options {
+        version: Some((1, 6)),
+        preserve_numeric_ids: false,
+    };
+    let flags = header_field(text, "spirv-as").unwrap_or("");
+    let mut words = flags.split_whitespace();
+    while let Some(flag) = words.next() {
+        match flag {
+            "--preserve-numeric-ids" => options.preserve_numeric_ids = true,
+            "--target-env" => {
+                let env = words.next().unwrap_or("");
+                let (major, minor) = env
+                    .strip_prefix("spv")
+                    .and_then(|v| v.split_once('.'))
+                    .unwrap_or_else(|| panic!("unsupported --target-env {env}"));
+                options.version = Some((major.parse().unwrap(), minor.parse().unwrap()));
+            }
+            other => panic!("unsupported spirv-as flag {other}"),
+        }
+    }
+    options
+}

@@ -1,1 +1,34 @@
-fn main() {}
+//! `spv2pica`: SPIR-V vertex shaders to PICA200 `.shbin` for the Nintendo 3DS.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use cli::args::Common;
+use cli::driver::{self, Target};
+
+/// Compile a SPIR-V vertex shader to a PICA200 program (.shbin) for the Nintendo 3DS.
+#[derive(Parser, Debug)]
+#[command(
+    name = "spv2pica",
+    version,
+    after_help = "Exit status: 0 on success, 1 when the input is invalid, unsupported or \
+                  unreadable (diagnostics on stderr, no output written), 2 on a usage error."
+)]
+struct Cli {
+    #[command(flatten)]
+    common: Common,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    driver::report("spv2pica", driver::run(Target::Pica, &cli.common, None))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

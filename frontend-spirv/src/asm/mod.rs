@@ -49,6 +49,8 @@ pub struct Assembled {
     pub words: Vec<u32>,
     /// For each instruction (by ordinal − 1), its byte range in the text.
     pub inst_text: Vec<Range<usize>>,
+    /// The name each id had in the text (`%color` → 12), sorted by id.
+    pub id_names: Vec<(u32, String)>,
 }
 
 /// The rule identifier of assembly errors.
@@ -57,6 +59,9 @@ pub const RULE: &str = "asm.syntax";
 /// Assembles `text`.
 pub fn assemble(text: &str, options: &Options) -> Result<Assembled, Diagnostic> {
     let tokens = lexer::tokenize(text).map_err(|e| error(e.message, e.range))?;
+    if text.trim().is_empty() {
+        return Err(error("the assembly text is empty", 0..0));
+    }
     let version = options
         .version
         .or_else(|| version_comment(text))
@@ -74,9 +79,17 @@ pub fn assemble(text: &str, options: &Options) -> Result<Assembled, Diagnostic> 
         0,
     ];
     words.extend_from_slice(&asm.out);
+    let mut id_names: Vec<(u32, String)> = asm
+        .ids
+        .by_name
+        .into_iter()
+        .map(|(name, id)| (id, name))
+        .collect();
+    id_names.sort();
     Ok(Assembled {
         words,
         inst_text: asm.inst_text,
+        id_names,
     })
 }
 
@@ -152,11 +165,15 @@ impl Ids {
     }
 }
 
+/// The number a name stands for under `--preserve-numeric-ids`: any unsigned `strtoul`
+/// spelling (decimal, `0x` hex, leading-`0` octal) that fits in 32 bits.
 fn numeric_id(name: &str) -> Option<u32> {
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+    if !name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    name.parse().ok().filter(|&n| n > 0)
+    literal::parse_int(name)
+        .filter(|l| !l.negative)
+        .and_then(|l| u32::try_from(l.magnitude).ok())
 }
 
 /// What a numeric literal's type is, for `OpConstant` and `OpSwitch`.
@@ -827,7 +844,10 @@ fn free_number(text: &str) -> Option<u32> {
             (lit.magnitude <= u32::MAX as u64).then_some(lit.magnitude as u32)
         };
     }
-    literal::encode_float(text, 32).ok().map(|w| w[0])
+    // spirv-as takes a word as a float here only when it has a decimal point.
+    text.contains('.')
+        .then(|| literal::encode_float(text, 32).ok().map(|w| w[0]))
+        .flatten()
 }
 
 fn is_id_name(name: &str) -> bool {

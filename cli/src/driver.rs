@@ -1,0 +1,138 @@
+//! The run of one compile: read → load and validate → choose the entry point → (compile) →
+//! write. Errors in the input come back as rendered diagnostics; the binaries print them and
+//! exit with status 1.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, anyhow};
+use frontend_spirv::entry::{self, Stage};
+use frontend_spirv::{Input, Options};
+use mir::Diagnostics;
+
+use crate::args::Common;
+
+/// The target a binary compiles for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `spv2pica`.
+    Pica,
+    /// `spv2agal`.
+    Agal,
+}
+
+impl Target {
+    fn stages(self) -> &'static [Stage] {
+        match self {
+            Target::Pica => &[Stage::Vertex],
+            Target::Agal => &[Stage::Vertex, Stage::Fragment],
+        }
+    }
+
+    fn unsupported(self, stage: Stage) -> String {
+        match (self, stage) {
+            (Target::Pica, Stage::Fragment) => "the PICA200 has no programmable fragment stage; \
+                its fragment work is done by the fixed-function texture combiners"
+                .into(),
+            (Target::Pica, Stage::Geometry) => {
+                "PICA200 geometry programs are not supported yet".into()
+            }
+            (Target::Agal, Stage::Geometry) => "Stage3D has no geometry stage".into(),
+            _ => format!("{} programs are not supported", stage.name()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Target::Pica => "spv2pica",
+            Target::Agal => "spv2agal",
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input was rejected: the rendered diagnostics, ready to print.
+    Rejected(String),
+    /// Anything else (an unreadable file, an unwritable output).
+    Other(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Other(e)
+    }
+}
+
+/// Runs one compile.
+pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), Failure> {
+    let display = if common.input == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        common.input.display().to_string()
+    };
+    let bytes = read_input(&common.input)?;
+    let input = match common.input.extension().and_then(|e| e.to_str()) {
+        Some("spvasm") => Input::Text(
+            std::str::from_utf8(&bytes)
+                .map_err(|e| anyhow!("{display}: assembly text is not UTF-8: {e}"))?,
+        ),
+        Some("spv") => Input::Binary(&bytes),
+        _ => Input::detect(&bytes),
+    };
+    let text = match input {
+        Input::Text(t) => Some(t),
+        Input::Binary(_) => None,
+    };
+    let reject = |d: Diagnostics| Failure::Rejected(d.render(&display, text));
+    let module = frontend_spirv::load(input, &Options::default()).map_err(reject)?;
+    let unsupported = |s: Stage| target.unsupported(s);
+    let query = entry::Query {
+        name: common.entry.as_deref(),
+        stage,
+        supported: target.stages(),
+        unsupported_reason: &unsupported,
+    };
+    let _entry = entry::select(&module, &query).map_err(|d| reject(d.into()))?;
+    if common.check {
+        return Ok(());
+    }
+    Err(Failure::Other(anyhow!(
+        "{display}: the module is valid, but {} cannot generate code yet: the {} back end is \
+         not written (use --check to validate only)",
+        target.name(),
+        match target {
+            Target::Pica => "PICA200",
+            Target::Agal => "AGAL",
+        }
+    )))
+}
+
+fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    }
+}
+
+/// Prints the outcome of a run the way both binaries do, and gives the exit status: 0 on
+/// success, 1 when the input is rejected or cannot be read or written.
+pub fn report(name: &str, outcome: Result<(), Failure>) -> std::process::ExitCode {
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(Failure::Rejected(text)) => {
+            eprint!("{text}");
+            std::process::ExitCode::from(1)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("{name}: error: {e:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
