@@ -21,6 +21,27 @@ const ALLOWED: &[Capability] = &[
     Capability::DemoteToHelperInvocation,
 ];
 
+/// Capabilities that only enable image types and image instructions. A module may declare
+/// them: naga's GLSL front end predeclares image types of every dimension, so its SPIR-V
+/// declares `Sampled1D` even for a shader that samples one 2D texture. Whether a shader
+/// actually samples a 1D, 3D, rect, buffer or arrayed image, or queries one, is checked where
+/// it does, by lowering.
+const CHECKED_AT_USE: &[Capability] = &[
+    Capability::Sampled1D,
+    Capability::Image1D,
+    Capability::SampledCubeArray,
+    Capability::ImageCubeArray,
+    Capability::SampledRect,
+    Capability::ImageRect,
+    Capability::SampledBuffer,
+    Capability::ImageBuffer,
+    Capability::ImageMSArray,
+    Capability::ImageQuery,
+    Capability::MinLod,
+    Capability::ImageGatherExtended,
+    Capability::StorageImageExtendedFormats,
+];
+
 /// Why the targets cannot honour `cap`.
 fn reason(cap: Capability) -> &'static str {
     use Capability::*;
@@ -115,7 +136,7 @@ pub(super) fn check(c: &mut Checker<'_>) {
                 let Some(Operand::Capability(cap)) = inst.op.operands.first() else {
                     continue;
                 };
-                if !ALLOWED.contains(cap) {
+                if !ALLOWED.contains(cap) && !CHECKED_AT_USE.contains(cap) {
                     c.error(
                         Rule::CapUnsupported,
                         inst,
