@@ -37,3 +37,58 @@ fn glslang_corpus_is_accepted() {
         files.len()
     );
 }
+
+/// The spirv-dis listings of glslang modules among the assembler fixtures load as text too.
+#[test]
+fn glslang_listings_are_accepted_as_text() {
+    let files: Vec<_> = fixture_files("spvasm", ".spvasm")
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("glsl_")
+        })
+        .collect();
+    assert!(files.len() >= 8);
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let options = Options {
+            asm: tests::asm_options(&text),
+        };
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let result = frontend_spirv::load(Input::Text(&text), &options);
+        if name == "glsl_frag_explicit_types.spvasm" {
+            // 8-, 16- and 64-bit types: rightly refused, by capability.
+            let diags = result.expect_err("64-bit types are refused");
+            assert_eq!(diags.0[0].rule, "cap.unsupported");
+        } else if let Err(diags) = result {
+            failures.push(diags.render(&name, Some(&text)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// glslang's `-g` output carries OpLine: instructions get the shader's source positions.
+#[test]
+fn debug_information_gives_source_positions() {
+    for path in fixture_files("glsl", ".g.spv") {
+        let bytes = std::fs::read(&path).unwrap();
+        let valid = frontend_spirv::load(Input::Binary(&bytes), &Options::default()).unwrap();
+        let module = &valid.module;
+        assert!(!module.source_files.is_empty(), "{}", path.display());
+        let positioned = module.insts().filter(|i| i.span.source.is_some()).count();
+        assert!(
+            positioned > 0,
+            "{}: no instruction has a source position",
+            path.display()
+        );
+    }
+    // -gV (NonSemantic.Shader.DebugInfo.100) loads, with its debug instructions dropped.
+    for path in fixture_files("glsl", ".gV.spv") {
+        let bytes = std::fs::read(&path).unwrap();
+        let valid = frontend_spirv::load(Input::Binary(&bytes), &Options::default()).unwrap();
+        assert!(!valid.module.dropped_ids.is_empty(), "{}", path.display());
+    }
+}

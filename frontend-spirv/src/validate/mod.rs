@@ -19,6 +19,7 @@
 
 mod capability;
 mod cfg;
+mod consteval;
 mod ids;
 mod layout;
 mod types;

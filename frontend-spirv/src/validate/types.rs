@@ -370,25 +370,16 @@ fn element_type(c: &mut Checker<'_>, table: &TypeTable, inst: &Inst, element: Wo
     }
 }
 
-/// The value of an integer constant (a spec constant's default), if `id` is one.
+/// The value of an integer constant (a spec constant's default, or a spec-constant
+/// expression), if `id` is one and it is not negative.
 fn constant_uint(
     c: &Checker<'_>,
     defs: &HashMap<Word, Def>,
     id: Word,
     table: &TypeTable,
 ) -> Option<u64> {
-    let def = defs.get(&id)?;
-    if !matches!(def.opcode, Op::Constant | Op::SpecConstant) {
-        return None;
-    }
-    if !table.is_int(def.result_type?) {
-        return None;
-    }
-    match c.def_inst(def).op.operands.first()? {
-        Operand::LiteralBit32(v) => Some(u64::from(*v)),
-        Operand::LiteralBit64(v) => Some(*v),
-        _ => None,
-    }
+    let value = super::consteval::int_value(c, defs, table, id)?;
+    u64::try_from(value).ok()
 }
 
 /// Checks the operand and result types of every instruction lowering handles.
@@ -548,11 +539,11 @@ impl Typer<'_, '_> {
                         name(0)
                     ));
                 }
-                for i in 1..3 {
-                    if self.ty(ops[i]) != rt {
+                for &o in &ops[1..3] {
+                    if self.ty(o) != rt {
                         return Err(format!(
                             "OpSelect chooses {}, which is not the result type {}",
-                            name(i),
+                            self.describe(o),
                             self.name(rt)
                         ));
                     }
