@@ -24,17 +24,17 @@ use crate::module::{Block, Function, Header, Inst, Module};
 use crate::rules::Rule;
 
 /// Reads `bytes` as a SPIR-V binary.
-pub fn read(bytes: &[u8]) -> Result<Module, Diagnostic> {
+pub fn read(bytes: &[u8]) -> Result<Module, Box<Diagnostic>> {
     let (words, big_endian) = decode_words(bytes)?;
     let header = decode_header(&words, big_endian)?;
     let offsets = scan(&words)?;
     let mut consumer = ModuleBuilder::new(header, &offsets);
     let result = rspirv::binary::parse_words(&words, &mut consumer);
     if let Some(diag) = consumer.error.take() {
-        return Err(diag);
+        return Err(Box::new(diag));
     }
     if let Err(state) = result {
-        return Err(parse_error(state, &consumer, &words, &offsets));
+        return Err(Box::new(parse_error(state, &consumer, &words, &offsets)));
     }
     Ok(consumer.finish())
 }
@@ -46,16 +46,18 @@ pub(crate) fn rule_error(rule: Rule, message: impl Into<String>) -> Diagnostic {
     d
 }
 
-fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Diagnostic> {
+fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Box<Diagnostic>> {
     if bytes.len() < 20 {
-        return Err(rule_error(
-            Rule::PhysHeader,
-            format!(
-                "the input is {} bytes long, shorter than the 20-byte SPIR-V header",
-                bytes.len()
-            ),
-        )
-        .with_span(Span::HEADER));
+        return Err(Box::new(
+            rule_error(
+                Rule::PhysHeader,
+                format!(
+                    "the input is {} bytes long, shorter than the 20-byte SPIR-V header",
+                    bytes.len()
+                ),
+            )
+            .with_span(Span::HEADER),
+        ));
     }
     let first = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
     let big_endian = if first == spirv::MAGIC_NUMBER {
@@ -63,24 +65,28 @@ fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Diagnostic> {
     } else if first.swap_bytes() == spirv::MAGIC_NUMBER {
         true
     } else {
-        return Err(rule_error(
-            Rule::PhysHeader,
-            format!(
-                "the magic number is 0x{first:08x}; a SPIR-V module starts with 0x07230203 \
+        return Err(Box::new(
+            rule_error(
+                Rule::PhysHeader,
+                format!(
+                    "the magic number is 0x{first:08x}; a SPIR-V module starts with 0x07230203 \
                  (in either byte order)"
-            ),
-        )
-        .with_span(Span::HEADER));
+                ),
+            )
+            .with_span(Span::HEADER),
+        ));
     };
-    if bytes.len() % 4 != 0 {
-        return Err(rule_error(
-            Rule::PhysWordCount,
-            format!(
-                "the input is {} bytes long, which is not a whole number of 32-bit words",
-                bytes.len()
-            ),
-        )
-        .with_span(Span::HEADER));
+    if !bytes.len().is_multiple_of(4) {
+        return Err(Box::new(
+            rule_error(
+                Rule::PhysWordCount,
+                format!(
+                    "the input is {} bytes long, which is not a whole number of 32-bit words",
+                    bytes.len()
+                ),
+            )
+            .with_span(Span::HEADER),
+        ));
     }
     let words = bytes
         .chunks_exact(4)
@@ -96,28 +102,32 @@ fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Diagnostic> {
     Ok((words, big_endian))
 }
 
-fn decode_header(words: &[Word], big_endian: bool) -> Result<Header, Diagnostic> {
+fn decode_header(words: &[Word], big_endian: bool) -> Result<Header, Box<Diagnostic>> {
     let version = words[1];
     let (major, minor) = ((version >> 16) as u8, (version >> 8) as u8);
     if version & 0xff00_00ff != 0 || major != 1 || minor > 6 {
-        return Err(rule_error(
-            Rule::PhysVersion,
-            format!(
-                "the version word is 0x{version:08x}; this compiler reads SPIR-V 1.0 to 1.6 \
+        return Err(Box::new(
+            rule_error(
+                Rule::PhysVersion,
+                format!(
+                    "the version word is 0x{version:08x}; this compiler reads SPIR-V 1.0 to 1.6 \
                  (0x00010000 to 0x00010600)"
-            ),
-        )
-        .with_span(Span::HEADER));
+                ),
+            )
+            .with_span(Span::HEADER),
+        ));
     }
     if words[4] != 0 {
-        return Err(rule_error(
-            Rule::PhysHeader,
-            format!(
-                "header word 4 (reserved for an instruction schema) is 0x{:08x}; it must be 0",
-                words[4]
-            ),
-        )
-        .with_span(Span::HEADER));
+        return Err(Box::new(
+            rule_error(
+                Rule::PhysHeader,
+                format!(
+                    "header word 4 (reserved for an instruction schema) is 0x{:08x}; it must be 0",
+                    words[4]
+                ),
+            )
+            .with_span(Span::HEADER),
+        ));
     }
     Ok(Header {
         version: (major, minor),
@@ -128,7 +138,7 @@ fn decode_header(words: &[Word], big_endian: bool) -> Result<Header, Diagnostic>
 }
 
 /// Checks the word structure and returns each instruction's word offset, in stream order.
-fn scan(words: &[Word]) -> Result<Vec<u32>, Diagnostic> {
+fn scan(words: &[Word]) -> Result<Vec<u32>, Box<Diagnostic>> {
     let mut offsets = Vec::new();
     let mut at = 5usize;
     while at < words.len() {
@@ -137,14 +147,16 @@ fn scan(words: &[Word]) -> Result<Vec<u32>, Diagnostic> {
         let count = (words[at] >> 16) as usize;
         let opcode = words[at] & 0xffff;
         if count == 0 {
-            return Err(rule_error(
-                Rule::PhysWordCount,
-                format!("instruction word 0x{:08x} has a word count of 0", words[at]),
-            )
-            .with_span(span));
+            return Err(Box::new(
+                rule_error(
+                    Rule::PhysWordCount,
+                    format!("instruction word 0x{:08x} has a word count of 0", words[at]),
+                )
+                .with_span(span),
+            ));
         }
         if at + count > words.len() {
-            return Err(rule_error(
+            return Err(Box::new(rule_error(
                 Rule::PhysWordCount,
                 format!(
                     "the instruction's word count is {count}, but only {} words remain in the module",
@@ -152,30 +164,34 @@ fn scan(words: &[Word]) -> Result<Vec<u32>, Diagnostic> {
                 ),
             )
             .with_span(span)
-            .with_note(raw_words(&words[at..])));
+            .with_note(raw_words(&words[at..]))));
         }
         let Some(class) = grammar::instruction(opcode) else {
-            return Err(rule_error(
-                Rule::PhysOpcode,
-                format!("opcode {opcode} is not a SPIR-V opcode"),
-            )
-            .with_span(span)
-            .with_note(raw_words(&words[at..at + count])));
+            return Err(Box::new(
+                rule_error(
+                    Rule::PhysOpcode,
+                    format!("opcode {opcode} is not a SPIR-V opcode"),
+                )
+                .with_span(span)
+                .with_note(raw_words(&words[at..at + count])),
+            ));
         };
         if class.opcode == Op::SpecConstantOp && count >= 4 {
             let inner = words[at + 3];
             if !grammar::spec_constant_op_allowed(inner) {
                 let name = grammar::instruction(inner)
                     .map_or_else(|| format!("opcode {inner}"), |g| format!("Op{}", g.opname));
-                return Err(rule_error(
-                    Rule::PhysOperands,
-                    format!("OpSpecConstantOp cannot compute {name}"),
-                )
-                .with_span(span)
-                .with_note(
-                    "§3 OpSpecConstantOp lists the opcodes a specialization constant may use",
-                )
-                .with_note(raw_words(&words[at..at + count])));
+                return Err(Box::new(
+                    rule_error(
+                        Rule::PhysOperands,
+                        format!("OpSpecConstantOp cannot compute {name}"),
+                    )
+                    .with_span(span)
+                    .with_note(
+                        "§3 OpSpecConstantOp lists the opcodes a specialization constant may use",
+                    )
+                    .with_note(raw_words(&words[at..at + count])),
+                ));
             }
         }
         offsets.push(at as u32);
@@ -519,5 +535,165 @@ impl Consumer for ModuleBuilder<'_> {
         }
         span.source = self.line;
         self.add(inst, span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small valid module, as words.
+    fn module_words() -> Vec<u32> {
+        let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+                    OpEntryPoint Vertex %main \"main\"\n%void = OpTypeVoid\n\
+                    %fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n\
+                    %entry = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let options = crate::asm::Options {
+            version: Some((1, 0)),
+            preserve_numeric_ids: false,
+        };
+        crate::asm::assemble(text, &options).unwrap().words
+    }
+
+    fn bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    fn rule_of(bytes: &[u8]) -> &'static str {
+        read(bytes).expect_err("the input should be rejected").rule
+    }
+
+    #[test]
+    fn reads_either_byte_order() {
+        let words = module_words();
+        let little = read(&bytes(&words)).unwrap();
+        let big: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        let big = read(&big).unwrap();
+        assert!(!little.header.big_endian && big.header.big_endian);
+        assert_eq!(little.globals, big.globals);
+        assert_eq!(little.functions, big.functions);
+        assert_eq!(little.header.version, (1, 0));
+    }
+
+    #[test]
+    fn keeps_the_generator_word() {
+        let mut words = module_words();
+        words[2] = 0x0008_000b; // glslang
+        assert_eq!(read(&bytes(&words)).unwrap().header.generator, 0x0008_000b);
+    }
+
+    #[test]
+    fn header_errors() {
+        assert_eq!(rule_of(&[]), "phys.header");
+        assert_eq!(rule_of(&bytes(&module_words())[..19]), "phys.header");
+        let mut words = module_words();
+        words[0] = 0x0723_0204;
+        assert_eq!(rule_of(&bytes(&words)), "phys.header");
+        let mut words = module_words();
+        words[4] = 1;
+        assert_eq!(rule_of(&bytes(&words)), "phys.header");
+        let mut b = bytes(&module_words());
+        b.push(0);
+        assert_eq!(rule_of(&b), "phys.word-count");
+    }
+
+    #[test]
+    fn versions_one_zero_to_one_six() {
+        for minor in 0..=6 {
+            let mut words = module_words();
+            words[1] = 0x0001_0000 | (minor << 8);
+            assert!(read(&bytes(&words)).is_ok(), "1.{minor}");
+        }
+        for bad in [
+            0x0001_0700,
+            0x0002_0000,
+            0x0000_0000,
+            0x0001_0001,
+            0x0101_0000,
+        ] {
+            let mut words = module_words();
+            words[1] = bad;
+            assert_eq!(rule_of(&bytes(&words)), "phys.version", "0x{bad:08x}");
+        }
+    }
+
+    #[test]
+    fn spec_constant_op_that_would_panic_rspirv_is_an_error() {
+        // OpSpecConstantOp computing OpConstant: rspirv's parser panics on this payload, so
+        // the scan must stop it first.
+        let mut words = module_words();
+        let at = words.len() - 9; // before OpFunction (5 + 2 + 1 + 1 words to the end)
+        words.splice(at..at, [0x0005_0034, 1, 99, Op::Constant as u32, 7]);
+        let err = read(&bytes(&words)).unwrap_err();
+        assert_eq!(err.rule, "phys.operands");
+        assert!(err.message.contains("OpConstant"), "{}", err.message);
+    }
+
+    #[test]
+    fn instruction_spans_count_ordinals_and_words() {
+        let module = read(&bytes(&module_words())).unwrap();
+        let spans: Vec<(u32, u32)> = module
+            .insts()
+            .map(|i| (i.span.ordinal, i.span.word_offset))
+            .collect();
+        assert_eq!(spans[0], (1, 5));
+        assert_eq!(spans[1], (2, 7)); // OpCapability is 2 words
+        assert_eq!(spans.len(), module.instruction_count as usize);
+    }
+
+    #[test]
+    fn op_line_positions_reach_spans_until_the_block_ends() {
+        let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+                    OpEntryPoint Vertex %main \"main\"\n%file = OpString \"shader.vert\"\n\
+                    %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                    %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+                    OpLine %file 12 5\nOpBranch %next\n%next = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let words = crate::asm::assemble(text, &Default::default())
+            .unwrap()
+            .words;
+        let module = read(&bytes(&words)).unwrap();
+        assert_eq!(module.source_files, ["shader.vert"]);
+        let f = &module.functions[0];
+        let pos = f.blocks[0]
+            .terminator()
+            .span
+            .source
+            .expect("OpLine applies");
+        assert_eq!((pos.file, pos.line, pos.column), (0, 12, 5));
+        assert_eq!(
+            f.blocks[1].terminator().span.source,
+            None,
+            "scope ends with the block"
+        );
+    }
+
+    #[test]
+    fn non_semantic_instructions_are_dropped() {
+        let text = "OpCapability Shader\nOpExtension \"SPV_KHR_non_semantic_info\"\n\
+                    %dbg = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n\
+                    OpMemoryModel Logical GLSL450\nOpEntryPoint Vertex %main \"main\"\n\
+                    %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                    %src = OpExtInst %void %dbg 35 %void\n\
+                    %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+                    %scope = OpExtInst %void %dbg 23 %src\nOpReturn\nOpFunctionEnd\n";
+        let words = crate::asm::assemble(text, &Default::default())
+            .unwrap()
+            .words;
+        let module = read(&bytes(&words)).unwrap();
+        assert_eq!(module.dropped_ids.len(), 3);
+        assert!(module.insts().all(|i| i.opcode() != Op::ExtInst));
+        assert_eq!(module.instruction_count, 13);
+    }
+
+    #[test]
+    fn structure_errors_name_the_instruction() {
+        let mut words = module_words();
+        // Drop OpReturn: the block has no terminator before OpFunctionEnd.
+        let at = words.len() - 2;
+        words.remove(at);
+        let err = read(&bytes(&words)).unwrap_err();
+        assert_eq!(err.rule, "layout.function-structure");
+        assert!(err.message.contains("no terminator"), "{}", err.message);
+        assert_eq!(err.span.map(|s| s.word_offset), Some(at as u32));
     }
 }
