@@ -94,7 +94,7 @@ pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), 
         supported: target.stages(),
         unsupported_reason: &unsupported,
     };
-    let _entry = entry::select(&module, &query).map_err(|d| reject(d.into()))?;
+    let _entry = entry::select(&module, &query).map_err(reject)?;
     if common.check {
         return Ok(());
     }

@@ -3,7 +3,7 @@
 //! A module may hold several entry points. The caller names one (`--entry`), or a stage
 //! (`--vertex`/`--fragment`), or neither when the module has exactly one the target can run.
 
-use mir::Diagnostic;
+use mir::{Diagnostic, Diagnostics};
 use rspirv::dr::Operand;
 use spirv::{ExecutionModel, Op, Word};
 
@@ -91,8 +91,16 @@ pub fn entry_points(module: &ValidModule) -> Vec<EntryPoint> {
         .collect()
 }
 
+fn fail(message: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::error(RULE, message))
+}
+
 /// Picks the entry point `query` asks for.
-pub fn select(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Diagnostic> {
+pub fn select(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Diagnostics> {
+    pick(module, query).map_err(|d| Diagnostics::from(*d))
+}
+
+fn pick(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Box<Diagnostic>> {
     let all = entry_points(module);
     let list = || {
         all.iter()
@@ -101,38 +109,29 @@ pub fn select(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Dia
             .join(", ")
     };
     if all.is_empty() {
-        return Err(Diagnostic::error(
-            RULE,
-            "the module has no entry point (OpEntryPoint)",
-        ));
+        return Err(fail("the module has no entry point (OpEntryPoint)"));
     }
     let mut candidates: Vec<&EntryPoint> = all.iter().collect();
     if let Some(name) = query.name {
         candidates.retain(|e| e.name == name);
         if candidates.is_empty() {
-            return Err(Diagnostic::error(
-                RULE,
-                format!(
-                    "no entry point is named \"{name}\"; the module has {}",
-                    list()
-                ),
-            ));
+            return Err(fail(format!(
+                "no entry point is named \"{name}\"; the module has {}",
+                list()
+            )));
         }
     }
     if let Some(stage) = query.stage {
         candidates.retain(|e| Stage::of(e.model) == Some(stage));
         if candidates.is_empty() {
-            return Err(Diagnostic::error(
-                RULE,
-                format!(
-                    "no {} entry point{}; the module has {}",
-                    stage.name(),
-                    query
-                        .name
-                        .map_or(String::new(), |n| format!(" named \"{n}\"")),
-                    list()
-                ),
-            ));
+            return Err(fail(format!(
+                "no {} entry point{}; the module has {}",
+                stage.name(),
+                query
+                    .name
+                    .map_or(String::new(), |n| format!(" named \"{n}\"")),
+                list()
+            )));
         }
     }
     // Among what is left, the ones this target can run.
@@ -151,32 +150,23 @@ pub fn select(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Dia
                     only.model
                 ),
             };
-            Err(Diagnostic::error(
-                RULE,
-                format!(
-                    "entry point \"{}\" is a {:?} program: {why}",
-                    only.name, only.model
-                ),
-            ))
+            Err(fail(format!(
+                "entry point \"{}\" is a {:?} program: {why}",
+                only.name, only.model
+            )))
         }
-        ([], _) => Err(Diagnostic::error(
-            RULE,
-            format!(
-                "none of the entry points can be compiled for this target: {}",
-                list()
-            ),
-        )),
-        (_, _) => Err(Diagnostic::error(
-            RULE,
-            format!(
-                "the module has several entry points ({}); choose one with --entry NAME{}",
-                list(),
-                if query.supported.len() > 1 {
-                    " or a stage flag"
-                } else {
-                    ""
-                }
-            ),
-        )),
+        ([], _) => Err(fail(format!(
+            "none of the entry points can be compiled for this target: {}",
+            list()
+        ))),
+        (_, _) => Err(fail(format!(
+            "the module has several entry points ({}); choose one with --entry NAME{}",
+            list(),
+            if query.supported.len() > 1 {
+                " or a stage flag"
+            } else {
+                ""
+            }
+        ))),
     }
 }

@@ -27,7 +27,7 @@ pub use module::{Block, Function, Header, Inst, Module};
 pub use rules::Rule;
 pub use validate::ValidModule;
 
-use mir::{Diagnostic, Diagnostics};
+use mir::Diagnostics;
 
 /// The input to [`load`]: a binary or assembly text.
 #[derive(Clone, Copy, Debug)]
@@ -63,49 +63,52 @@ pub struct Options {
 
 /// Reads and validates a module: the entry point later stages use.
 pub fn load(input: Input<'_>, options: &Options) -> Result<ValidModule, Diagnostics> {
-    match input {
-        Input::Binary(bytes) => {
-            let module = reader::read(bytes).map_err(Diagnostics::from)?;
-            validate::validate(module)
-        }
-        Input::Text(text) => {
-            let assembled = asm::assemble(text, &options.asm).map_err(Diagnostics::from)?;
-            let bytes: Vec<u8> = assembled
-                .words
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect();
-            let located = |d: Diagnostic| locate_in_text(d, &assembled);
-            let mut module = reader::read(&bytes).map_err(|d| Diagnostics::from(located(d)))?;
-            module.text_names = assembled.id_names.iter().cloned().collect();
-            validate::validate(module)
-                .map_err(|ds| Diagnostics(ds.0.into_iter().map(located).collect()))
-        }
-    }
+    let (module, assembled) = read(input, options)?;
+    validate::validate(module).map_err(|ds| locate_in_text(ds, assembled.as_ref()))
 }
 
 /// Reads a module from `input` without validating it.
 pub fn parse(input: Input<'_>, options: &Options) -> Result<Module, Diagnostics> {
+    read(input, options).map(|(module, _)| module)
+}
+
+/// Reads a module, assembling it first when it is text (the assembly is kept to point
+/// diagnostics at the text).
+fn read(
+    input: Input<'_>,
+    options: &Options,
+) -> Result<(Module, Option<asm::Assembled>), Diagnostics> {
     match input {
-        Input::Binary(bytes) => reader::read(bytes).map_err(Diagnostics::from),
+        Input::Binary(bytes) => {
+            let module = reader::read(bytes).map_err(|d| Diagnostics::from(*d))?;
+            Ok((module, None))
+        }
         Input::Text(text) => {
-            let assembled = asm::assemble(text, &options.asm).map_err(Diagnostics::from)?;
+            let assembled = asm::assemble(text, &options.asm)?;
             let bytes: Vec<u8> = assembled
                 .words
                 .iter()
                 .flat_map(|w| w.to_le_bytes())
                 .collect();
-            reader::read(&bytes).map_err(|d| Diagnostics::from(locate_in_text(d, &assembled)))
+            let mut module = reader::read(&bytes)
+                .map_err(|d| locate_in_text(Diagnostics::from(*d), Some(&assembled)))?;
+            module.text_names = assembled.id_names.iter().cloned().collect();
+            Ok((module, Some(assembled)))
         }
     }
 }
 
-/// Points a diagnostic about an assembled module at the instruction's text.
-fn locate_in_text(mut diag: Diagnostic, assembled: &asm::Assembled) -> Diagnostic {
-    if let Some(span) = diag.span {
-        if span.ordinal > 0 {
-            diag.text_range = assembled.inst_text.get(span.ordinal as usize - 1).cloned();
+/// Points diagnostics about an assembled module at their instructions' text.
+fn locate_in_text(mut diags: Diagnostics, assembled: Option<&asm::Assembled>) -> Diagnostics {
+    let Some(assembled) = assembled else {
+        return diags;
+    };
+    for diag in &mut diags.0 {
+        if let Some(span) = diag.span {
+            if span.ordinal > 0 {
+                diag.text_range = assembled.inst_text.get(span.ordinal as usize - 1).cloned();
+            }
         }
     }
-    diag
+    diags
 }

@@ -152,7 +152,7 @@ pub fn encode_float(text: &str, width: u32) -> Result<Vec<u32>, String> {
                     return Err(invalid());
                 }
                 if width == 16 {
-                    narrow_to_f16(v.to_bits()).ok_or_else(invalid)? as u64
+                    narrow_to_f16(v.to_bits()).ok_or_else(invalid)?
                 } else {
                     v.to_bits() as u64
                 }

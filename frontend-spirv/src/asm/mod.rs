@@ -22,7 +22,7 @@ pub mod literal;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use mir::Diagnostic;
+use mir::{Diagnostic, Diagnostics};
 use rspirv::grammar::{LogicalOperand, OperandKind, OperandQuantifier};
 use spirv::Op;
 
@@ -56,8 +56,28 @@ pub struct Assembled {
 /// The rule identifier of assembly errors.
 pub const RULE: &str = "asm.syntax";
 
+/// An assembly error while assembling: what, and which bytes of the text.
+#[derive(Debug)]
+struct AsmError {
+    message: String,
+    range: Range<usize>,
+}
+
+impl AsmError {
+    fn into_diagnostic(self) -> Diagnostic {
+        let mut d = Diagnostic::error(RULE, self.message);
+        d.text_range = Some(self.range);
+        d.reference = Some("docs/spirv-assembly-syntax.txt (SPIRV-Tools assembly syntax)".into());
+        d
+    }
+}
+
 /// Assembles `text`.
-pub fn assemble(text: &str, options: &Options) -> Result<Assembled, Diagnostic> {
+pub fn assemble(text: &str, options: &Options) -> Result<Assembled, Diagnostics> {
+    assemble_text(text, options).map_err(|e| Diagnostics::from(e.into_diagnostic()))
+}
+
+fn assemble_text(text: &str, options: &Options) -> Result<Assembled, AsmError> {
     let tokens = lexer::tokenize(text).map_err(|e| error(e.message, e.range))?;
     if text.trim().is_empty() {
         return Err(error("the assembly text is empty", 0..0));
@@ -93,11 +113,11 @@ pub fn assemble(text: &str, options: &Options) -> Result<Assembled, Diagnostic> 
     })
 }
 
-fn error(message: impl Into<String>, range: Range<usize>) -> Diagnostic {
-    let mut d = Diagnostic::error(RULE, message);
-    d.text_range = Some(range);
-    d.reference = Some("docs/spirv-assembly-syntax.txt (SPIRV-Tools assembly syntax)".into());
-    d
+fn error(message: impl Into<String>, range: Range<usize>) -> AsmError {
+    AsmError {
+        message: message.into(),
+        range,
+    }
 }
 
 /// The version from a `; Version: 1.N` comment among the leading comment lines.
@@ -237,7 +257,13 @@ impl<'t> Assembler<'t> {
     /// Whether the token at `pos` starts an instruction: an opcode, or `%id =`.
     fn starts_instruction(&self, pos: usize) -> bool {
         match self.tokens.get(pos).map(|t| &t.kind) {
-            Some(TokenKind::Word(w)) => opcode_class(w).is_some(),
+            // `Op` and a capital letter: an opcode, or a misspelt one that should be reported
+            // as such rather than as a stray operand. No enumerant is spelt that way.
+            Some(TokenKind::Word(w)) => {
+                opcode_class(w).is_some()
+                    || w.strip_prefix("Op")
+                        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+            }
             Some(TokenKind::Id(_)) => {
                 matches!(
                     self.tokens.get(pos + 1).map(|t| &t.kind),
@@ -252,7 +278,7 @@ impl<'t> Assembler<'t> {
         self.pos < self.tokens.len() && !self.starts_instruction(self.pos)
     }
 
-    fn instruction(&mut self) -> Result<(), Diagnostic> {
+    fn instruction(&mut self) -> Result<(), AsmError> {
         let start = self.tokens[self.pos].range.start;
         let result = match (&self.tokens[self.pos].kind, self.tokens.get(self.pos + 1)) {
             (
@@ -313,7 +339,7 @@ impl<'t> Assembler<'t> {
         result: Option<(String, Range<usize>)>,
         inst: &mut InstWords,
         op_range: Range<usize>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(), AsmError> {
         let start = result.as_ref().map_or(op_range.start, |r| r.1.start);
         let has_result = class
             .operands
@@ -469,7 +495,7 @@ impl<'t> Assembler<'t> {
         ty: Option<NumType>,
         what: &str,
         inst: &mut InstWords,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(), AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         let TokenKind::Word(text) = &token.kind else {
             return Err(error(
@@ -494,7 +520,7 @@ impl<'t> Assembler<'t> {
         Ok(())
     }
 
-    fn id(&mut self) -> Result<u32, Diagnostic> {
+    fn id(&mut self) -> Result<u32, AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         match &token.kind {
             TokenKind::Id(name) if is_id_name(name) => Ok(self.ids.get(name)),
@@ -512,7 +538,7 @@ impl<'t> Assembler<'t> {
     }
 
     /// One operand of a kind that needs no context.
-    fn operand(&mut self, kind: OperandKind, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn operand(&mut self, kind: OperandKind, inst: &mut InstWords) -> Result<(), AsmError> {
         match kind {
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
                 let id = self.id()?;
@@ -559,7 +585,7 @@ impl<'t> Assembler<'t> {
         Ok(())
     }
 
-    fn expect_operand(&self, what: &str) -> Result<(), Diagnostic> {
+    fn expect_operand(&self, what: &str) -> Result<(), AsmError> {
         if self.at_operand() {
             Ok(())
         } else {
@@ -567,7 +593,7 @@ impl<'t> Assembler<'t> {
         }
     }
 
-    fn literal_integer(&mut self, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn literal_integer(&mut self, inst: &mut InstWords) -> Result<(), AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         let TokenKind::Word(text) = &token.kind else {
             return Err(error(
@@ -585,7 +611,7 @@ impl<'t> Assembler<'t> {
     }
 
     /// A value enumerant or mask of `kind`, and the parameters it brings.
-    fn enumerant(&mut self, kind: OperandKind, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn enumerant(&mut self, kind: OperandKind, inst: &mut InstWords) -> Result<(), AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         let TokenKind::Word(text) = &token.kind else {
             return Err(error(
@@ -660,7 +686,7 @@ impl<'t> Assembler<'t> {
     }
 
     /// `OpExtInst`'s instruction, by name through the set's grammar, and its operands.
-    fn ext_inst(&mut self, set: u32, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn ext_inst(&mut self, set: u32, inst: &mut InstWords) -> Result<(), AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         let TokenKind::Word(text) = &token.kind else {
             return Err(error(
@@ -737,7 +763,7 @@ impl<'t> Assembler<'t> {
     }
 
     /// `OpSpecConstantOp`'s operation (an opcode name without `Op`) and its operands.
-    fn spec_constant_op(&mut self, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn spec_constant_op(&mut self, inst: &mut InstWords) -> Result<(), AsmError> {
         let token = self.next_token().expect("caller checked at_operand");
         let TokenKind::Word(text) = &token.kind else {
             return Err(error(
@@ -788,7 +814,7 @@ impl<'t> Assembler<'t> {
 
     /// The alternate parsing mode: every token up to the next instruction is one or more
     /// words, emitted without checking.
-    fn alternate_mode(&mut self, inst: &mut InstWords) -> Result<(), Diagnostic> {
+    fn alternate_mode(&mut self, inst: &mut InstWords) -> Result<(), AsmError> {
         while self.at_operand() {
             let token = self.next_token().expect("at_operand");
             match &token.kind {
@@ -827,7 +853,7 @@ fn opcode_class(word: &str) -> Option<&'static rspirv::grammar::Instruction<'sta
 }
 
 /// A `!<integer>` word: any `strtoul` spelling that fits in 32 bits.
-fn raw_word(text: &str, range: Range<usize>) -> Result<u32, Diagnostic> {
+fn raw_word(text: &str, range: Range<usize>) -> Result<u32, AsmError> {
     literal::parse_int(text)
         .filter(|l| !l.negative && l.magnitude <= u32::MAX as u64)
         .map(|l| l.magnitude as u32)
@@ -858,7 +884,7 @@ fn is_id_name(name: &str) -> bool {
 pub(crate) fn string_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     bytes
@@ -970,13 +996,19 @@ mod tests {
     #[test]
     fn errors_point_at_the_token() {
         let text = "OpCapability Shader\n%i = OpTypeInt 32 0\n%c = OpConstant %i -1\n";
-        let err = assemble(text, &Options::default()).unwrap_err();
+        let err = assemble(text, &Options::default()).unwrap_err().0.remove(0);
         assert_eq!(err.rule, RULE);
         let rendered = err.render("t.spvasm", Some(text));
         assert!(rendered.contains("t.spvasm:3:20"), "{rendered}");
-        let err = assemble("OpFoo", &Options::default()).unwrap_err();
+        let err = assemble("OpFoo", &Options::default())
+            .unwrap_err()
+            .0
+            .remove(0);
         assert!(err.message.contains("unknown opcode `OpFoo`"));
-        let err = assemble("OpTypeVoid", &Options::default()).unwrap_err();
+        let err = assemble("OpTypeVoid", &Options::default())
+            .unwrap_err()
+            .0
+            .remove(0);
         assert!(err.message.contains("produces a result"), "{}", err.message);
     }
 
