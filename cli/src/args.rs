@@ -21,8 +21,22 @@ pub struct Common {
     #[arg(long, value_name = "NAME")]
     pub entry: Option<String>,
 
-    /// Do everything except write output: load, validate and choose the entry point, and
-    /// report what is wrong.
+    /// Do everything except write output: load, validate, lower and check the program,
+    /// and report what is wrong.
     #[arg(long)]
     pub check: bool,
+
+    /// What to write: the target's binary (default), or `mir`, the compiler's intermediate
+    /// representation after optimisation, as text.
+    #[arg(long, value_name = "WHAT", default_value = "bin")]
+    pub emit: Emit,
+}
+
+/// What a run writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// The target's binary (`.shbin`, `.agal`).
+    Bin,
+    /// The MIR as text.
+    Mir,
 }

@@ -10,7 +10,7 @@ use frontend_spirv::entry::{self, Stage};
 use frontend_spirv::{Input, Options};
 use mir::Diagnostics;
 
-use crate::args::Common;
+use crate::args::{Common, Emit};
 
 /// The target a binary compiles for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,9 +94,18 @@ pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), 
         supported: target.stages(),
         unsupported_reason: &unsupported,
     };
-    let _entry = entry::select(&module, &query).map_err(reject)?;
+    let entry = entry::select(&module, &query).map_err(reject)?;
+    let mut mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
+    mir::verify::verify(&mir)
+        .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
+    mir::passes::optimize(&mut mir)
+        .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
     if common.check {
         return Ok(());
+    }
+    if common.emit == Emit::Mir {
+        let text = mir::print::print_module(&mir);
+        return write_output(common, &display, "mir", text.as_bytes());
     }
     Err(Failure::Other(anyhow!(
         "{display}: the module is valid, but {} cannot generate code yet: the {} back end is \
@@ -107,6 +116,35 @@ pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), 
             Target::Agal => "AGAL",
         }
     )))
+}
+
+/// Writes `bytes` to `-o` (or beside the input with `extension`), through a temporary file
+/// renamed into place, so a failed run never leaves a partial file.
+fn write_output(
+    common: &Common,
+    display: &str,
+    extension: &str,
+    bytes: &[u8],
+) -> Result<(), Failure> {
+    let path = match &common.output {
+        Some(p) => p.clone(),
+        None if common.input == Path::new("-") => std::path::PathBuf::from("-"),
+        None => common.input.with_extension(extension),
+    };
+    if path == Path::new("-") {
+        use std::io::Write;
+        std::io::stdout()
+            .write_all(bytes)
+            .context("cannot write to standard output")?;
+        return Ok(());
+    }
+    let tmp = path.with_extension(format!("{extension}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{display}: cannot write {}", path.display())
+    })?;
+    Ok(())
 }
 
 fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {

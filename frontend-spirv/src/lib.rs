@@ -18,6 +18,7 @@ pub mod asm;
 mod disasm;
 pub mod entry;
 mod grammar;
+pub mod lower;
 pub mod module;
 mod reader;
 mod rules;

@@ -1,19 +1,42 @@
-//! The middle of the compiler: what every stage shares.
+//! The middle of the compiler: a target-neutral SSA IR for vec4 machines.
 //!
 //! ```text
-//! SPIR-V bytes/text ──► frontend-spirv ──► mir ──► backend-pica ──► .shbin
-//!                        (load, validate,         └► backend-agal ──► .agal
-//!                         lower)
+//! SPIR-V ──► frontend-spirv ──► mir::Module ──► passes ──► backend-pica ──► .shbin
+//!            (validate, lower)   (verify.rs)    (passes/)  backend-agal ──► .agal
 //! ```
 //!
-//! Today this crate holds the pieces that all stages need before the IR itself exists:
-//! [`Span`] (where in the SPIR-V input something came from) and [`Diagnostic`] (an error or
-//! warning that points at an instruction, names the rule it breaks and renders the same way in
-//! the CLI and the library).
+//! What holds at every stage of a module's life here:
+//! - values are SSA, 1 to 4 lanes of float or bool ([`types`]); every use is dominated by its
+//!   definition; block parameters stand where phis would;
+//! - operands carry swizzles and negate/abs modifiers ([`inst::Operand`]);
+//! - the interface is explicit: inputs, uniform registers, samplers, and outputs that the
+//!   entry function returns ([`module`]);
+//! - structured regions (if, loop with merge and continue) sit on their header blocks
+//!   ([`func::Structure`]) beside the plain CFG;
+//! - every instruction keeps the [`Span`] of the SPIR-V instruction it came from.
+//!
+//! [`verify::verify`] checks these; [`print::print_module`] writes the IR as text;
+//! [`eval::run`] interprets it, as the reference the back ends are tested against.
 #![deny(missing_docs)]
 
+pub mod arena;
+pub mod cfg;
 pub mod diag;
+pub mod eval;
+pub mod func;
+pub mod inst;
+pub mod module;
+pub mod passes;
+pub mod print;
+pub mod regions;
+pub mod shape;
 pub mod span;
+pub mod types;
+pub mod verify;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use func::{Block, BlockId, Function, InstId, Terminator, Value};
+pub use inst::{CmpOp, Inst, Op, Operand};
+pub use module::{Module, Stage};
 pub use span::{SourcePos, Span};
+pub use types::{Kind, Swizzle, Ty};

@@ -54,3 +54,5 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
     }
     options
 }
+
+pub mod mirtest;

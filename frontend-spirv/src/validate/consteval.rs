@@ -9,7 +9,8 @@ use rspirv::dr::Operand;
 use spirv::{Op, Word};
 
 use super::types::{Type, TypeTable};
-use super::{Checker, Def};
+use super::{Def, def_inst};
+use crate::module::Module;
 
 /// How deep a chain of `OpSpecConstantOp` may go before we give up (a valid module cannot
 /// loop, but this bounds the work on any input).
@@ -17,8 +18,8 @@ const MAX_DEPTH: u32 = 64;
 
 /// The value of integer constant `id`, if it is one we can evaluate. Results are
 /// two's-complement in 64 bits, truncated to the type's 32 bits.
-pub(super) fn int_value(
-    c: &Checker<'_>,
+pub(crate) fn int_value(
+    c: &Module,
     defs: &HashMap<Word, Def>,
     types: &TypeTable,
     id: Word,
@@ -27,7 +28,7 @@ pub(super) fn int_value(
 }
 
 fn eval(
-    c: &Checker<'_>,
+    c: &Module,
     defs: &HashMap<Word, Def>,
     types: &TypeTable,
     id: Word,
@@ -42,7 +43,7 @@ fn eval(
         Type::Bool => false,
         _ => return None,
     };
-    let inst = c.def_inst(def);
+    let inst = def_inst(c, def);
     let value = match def.opcode {
         Op::Constant | Op::SpecConstant => match inst.op.operands.first()? {
             Operand::LiteralBit32(v) => i64::from(*v),

@@ -202,15 +202,24 @@ impl<'m> Checker<'m> {
 
     /// The defining instruction of a definition.
     pub fn def_inst(&self, def: &Def) -> &'m Inst {
-        let m = self.module;
-        match def.site {
-            Site::Global(i) => &m.globals[i],
-            Site::Function(f) => &m.functions[f].def,
-            Site::Param(f, p) => &m.functions[f].params[p],
-            Site::Label(f, b) => &m.functions[f].blocks[b].label,
-            Site::Block(f, b, i) => &m.functions[f].blocks[b].insts[i],
-        }
+        def_inst(self.module, def)
     }
+}
+
+/// The defining instruction of a definition in `m`.
+pub(crate) fn def_inst<'m>(m: &'m Module, def: &Def) -> &'m Inst {
+    match def.site {
+        Site::Global(i) => &m.globals[i],
+        Site::Function(f) => &m.functions[f].def,
+        Site::Param(f, p) => &m.functions[f].params[p],
+        Site::Label(f, b) => &m.functions[f].blocks[b].label,
+        Site::Block(f, b, i) => &m.functions[f].blocks[b].insts[i],
+    }
+}
+
+/// The value of an integer (or bool) constant expression, spec constants at their defaults.
+pub(crate) fn const_int(valid: &ValidModule, id: Word) -> Option<i64> {
+    consteval::int_value(&valid.module, &valid.defs, &valid.types, id)
 }
 
 /// The ids an instruction uses, with their operand index (`None` for the result type).

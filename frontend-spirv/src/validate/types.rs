@@ -378,7 +378,7 @@ fn constant_uint(
     id: Word,
     table: &TypeTable,
 ) -> Option<u64> {
-    let value = super::consteval::int_value(c, defs, table, id)?;
+    let value = super::consteval::int_value(c.module, defs, table, id)?;
     u64::try_from(value).ok()
 }
 

@@ -1,0 +1,222 @@
+//! Lowering a validated SPIR-V module to MIR, for one entry point.
+//!
+//! ```text
+//! interface.rs  inputs, outputs, uniforms (std140 → registers), samplers
+//! storage.rs    variables as trees of MIR locals; loads, stores, access chains
+//! body.rs       functions, blocks and control flow; calls inlined as they are met
+//! ops.rs        the instructions; glsl.rs the GLSL.std.450 set; image.rs sampling
+//! ```
+//!
+//! Design decisions:
+//! - **Inlining happens here.** SPIR-V passes `in`/`inout` arguments by pointer (glslang
+//!   always does) and lets functions reach global variables. Inlining while lowering maps a
+//!   parameter pointer to the caller's variable, so MIR never needs pointers. Recursion is an
+//!   error.
+//! - **Variables become locals, leaf by leaf** (scalar replacement by construction): a
+//!   `mat4` variable is four vector locals, an array of structs one local per member of each
+//!   element. The mem2reg pass then turns them into SSA values. A computed index into a local
+//!   array becomes a chain of selects.
+//! - **Returns jump to a region's merge.** Each function body (the entry point's too) is a
+//!   `Region` whose merge block receives every return; return values go through locals. The
+//!   MIR pass `exits` makes early returns structured.
+//! - **Integers are floats.** Integer arithmetic is carried out in floats, exact while the
+//!   values stay small (2^24 in f32, 2^16 on the PICA200); division truncates explicitly.
+
+mod body;
+mod decor;
+mod glsl;
+mod image;
+mod interface;
+mod ops;
+mod storage;
+mod types;
+mod value;
+
+use std::collections::HashMap;
+
+use mir::func::{BlockId, Function};
+use mir::inst::{Op, Operand};
+use mir::{Diagnostic, Diagnostics, Span, Ty};
+use spirv::Word;
+
+use crate::disasm::Printer;
+use crate::entry::EntryPoint;
+use crate::module::Inst;
+use crate::validate::ValidModule;
+use decor::Decorations;
+use storage::Var;
+use value::Val;
+
+/// Lowers `valid`'s entry point `entry` to MIR.
+pub fn lower(valid: &ValidModule, entry: &EntryPoint) -> Result<mir::Module, Diagnostics> {
+    let mut l = Lowerer::new(valid, entry);
+    l.run();
+    if l.errors.is_empty() {
+        Ok(l.finish())
+    } else {
+        Err(Diagnostics(l.errors))
+    }
+}
+
+/// Lowering errors name what the targets cannot do; these identifiers label them.
+pub mod rule {
+    /// An instruction lowering does not handle.
+    pub const INSTRUCTION: &str = "lower.instruction";
+    /// A function that calls itself, directly or not.
+    pub const RECURSION: &str = "lower.recursion";
+    /// A variable, built-in or storage class the interface conventions do not cover.
+    pub const INTERFACE: &str = "lower.interface";
+    /// An image operation the targets cannot do.
+    pub const IMAGE: &str = "lower.image";
+    /// Control flow the lowering cannot make structured (switch fall-through).
+    pub const CONTROL_FLOW: &str = "lower.control-flow";
+    /// An integer operation that has no float equivalent (bitwise operations on values).
+    pub const INTEGER: &str = "lower.integer";
+}
+
+/// The state of one lowering.
+pub(crate) struct Lowerer<'m> {
+    pub valid: &'m ValidModule,
+    pub entry: &'m EntryPoint,
+    pub decor: Decorations,
+    printer: Printer,
+    /// The MIR being built.
+    pub f: Function,
+    pub inputs: mir::arena::Arena<mir::module::Input>,
+    pub outputs: Vec<(mir::module::Output, usize)>,
+    pub uniforms: Vec<mir::module::Uniform>,
+    pub samplers: mir::arena::Arena<mir::module::Sampler>,
+    /// The block instructions are appended to.
+    pub cursor: BlockId,
+    /// Every variable (global and each inlined function's), by index.
+    pub vars: Vec<Var>,
+    /// Global variable ids → index in `vars`.
+    pub global_vars: HashMap<Word, usize>,
+    /// Module-level constants already lowered (each is materialised once, in the entry
+    /// block).
+    pub constants: HashMap<Word, Val>,
+    /// Functions being inlined, innermost last (for recursion errors).
+    pub call_stack: Vec<Word>,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl<'m> Lowerer<'m> {
+    fn new(valid: &'m ValidModule, entry: &'m EntryPoint) -> Self {
+        let mut f = Function::new(entry.name.clone());
+        let cursor = f.entry;
+        f.blocks[cursor].span = Span::default();
+        Lowerer {
+            valid,
+            entry,
+            decor: Decorations::new(&valid.module),
+            printer: Printer::new(&valid.module),
+            f,
+            inputs: mir::arena::Arena::new(),
+            outputs: Vec::new(),
+            uniforms: Vec::new(),
+            samplers: mir::arena::Arena::new(),
+            cursor,
+            vars: Vec::new(),
+            global_vars: HashMap::new(),
+            constants: HashMap::new(),
+            call_stack: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn run(&mut self) {
+        self.place_interface();
+        if !self.errors.is_empty() {
+            return;
+        }
+        self.lower_entry();
+    }
+
+    fn finish(self) -> mir::Module {
+        let stage = match self.entry.model {
+            spirv::ExecutionModel::Fragment => mir::Stage::Fragment,
+            spirv::ExecutionModel::Geometry => mir::Stage::Geometry,
+            _ => mir::Stage::Vertex,
+        };
+        mir::Module {
+            stage,
+            entry_point: self.entry.name.clone(),
+            inputs: self.inputs,
+            outputs: self.outputs.into_iter().map(|(o, _)| o).collect(),
+            uniforms: self.uniforms,
+            samplers: self.samplers,
+            function: self.f,
+            source_files: self.valid.module.source_files.clone(),
+        }
+    }
+
+    /// `%name` or `%N`, for messages.
+    pub fn id(&self, id: Word) -> String {
+        self.printer.id(id)
+    }
+
+    /// The type table.
+    pub fn types(&self) -> &'m crate::validate::TypeTable {
+        &self.valid.types
+    }
+
+    /// Reports an error at `inst`.
+    pub fn error(&mut self, rule: &'static str, inst: &Inst, message: impl Into<String>) {
+        let mut d = Diagnostic::error(rule, message).with_span(inst.span);
+        d.instruction = Some(self.printer.inst(&inst.op));
+        d.source = self.source_of(inst.span);
+        self.errors.push(d);
+    }
+
+    /// Reports an error about the module as a whole, or a variable.
+    pub fn error_at(&mut self, rule: &'static str, span: Span, message: impl Into<String>) {
+        let mut d = Diagnostic::error(rule, message);
+        if span.ordinal > 0 {
+            d = d.with_span(span);
+            d.source = self.source_of(span);
+        }
+        self.errors.push(d);
+    }
+
+    fn source_of(&self, span: Span) -> Option<String> {
+        span.source.map(|pos| {
+            let file = self
+                .valid
+                .module
+                .source_files
+                .get(pos.file as usize)
+                .map_or("<unknown file>", String::as_str);
+            format!("{file}:{}", pos.line)
+        })
+    }
+
+    /// Appends an instruction with one result at the cursor.
+    pub fn emit(&mut self, op: Op, args: Vec<Operand>, ty: Ty, span: Span) -> Operand {
+        Operand::new(self.f.ins(self.cursor, op, args, ty, span))
+    }
+
+    /// Appends an instruction without a result at the cursor.
+    pub fn emit_void(&mut self, op: Op, args: Vec<Operand>, span: Span) {
+        self.f.push(self.cursor, op, args, &[], span);
+    }
+
+    /// A float constant with the given lanes, at the cursor.
+    pub fn fconst(&mut self, lanes: &[f32], span: Span) -> Operand {
+        self.emit(
+            Op::float_const(lanes),
+            Vec::new(),
+            Ty::float(lanes.len() as u8),
+            span,
+        )
+    }
+
+    /// A bool constant.
+    pub fn bconst(&mut self, value: bool, span: Span) -> Operand {
+        self.emit(
+            Op::Const([value as u32, 0, 0, 0]),
+            Vec::new(),
+            Ty::bool(1),
+            span,
+        )
+    }
+}

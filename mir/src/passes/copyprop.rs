@@ -1,0 +1,86 @@
+//! Copy and swizzle propagation: a `Mov` is its operand, so its uses read that operand
+//! directly (swizzles and modifiers compose); a `Construct` whose lanes read lanes of one
+//! value with the same modifiers is a swizzle of that value.
+
+use crate::func::{Function, Value};
+use crate::inst::{Op, Operand};
+use crate::types::Swizzle;
+
+/// Propagates copies. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = forward_construct_lanes(f);
+    let mut replace: Vec<(Value, Operand)> = Vec::new();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            let Some(result) = inst.result() else {
+                continue;
+            };
+            match inst.op {
+                Op::Mov => replace.push((result, inst.args[0])),
+                Op::Construct => {
+                    let first = inst.args[0];
+                    let same = inst.args.iter().all(|a| {
+                        a.value == first.value && a.neg == first.neg && a.abs == first.abs
+                    });
+                    if same {
+                        let mut sw = [0u8; 4];
+                        for (l, a) in inst.args.iter().enumerate() {
+                            sw[l] = a.swizzle.lane(0);
+                        }
+                        for l in inst.args.len()..4 {
+                            sw[l] = sw[inst.args.len() - 1];
+                        }
+                        replace.push((
+                            result,
+                            Operand {
+                                swizzle: Swizzle(sw),
+                                ..first
+                            },
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    changed |= !replace.is_empty();
+    for (v, op) in replace {
+        // The instruction is now unused; DCE removes it.
+        f.replace_uses(v, op);
+    }
+    changed
+}
+
+/// A one-lane operand reading lane i of a `Construct` reads the construct's i-th operand
+/// instead (so `construct(c.x, ...)` of `c = construct(a.y, ...)` becomes `construct(a.y,
+/// ...)`, and transposes of gathered matrices collapse back to registers).
+fn forward_construct_lanes(f: &mut Function) -> bool {
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            if f.insts[i].op != Op::Construct {
+                continue;
+            }
+            for k in 0..f.insts[i].args.len() {
+                let a = f.insts[i].args[k];
+                let Some(inner) = f.def_inst(a.value) else {
+                    continue;
+                };
+                if inner.op != Op::Construct {
+                    continue;
+                }
+                let Some(&source) = inner.args.get(a.swizzle.lane(0) as usize) else {
+                    continue;
+                };
+                let one_lane = Operand {
+                    swizzle: Swizzle::splat(0),
+                    ..a
+                };
+                f.insts[i].args[k] = crate::func::compose(source, one_lane);
+                changed = true;
+            }
+        }
+    }
+    changed
+}

@@ -1,0 +1,281 @@
+//! Makes early exits structured: every jump to a `Region`'s merge from inside a nested
+//! construct (an early `return` of an inlined function or of the entry point, a `break`
+//! out of a switch) becomes a flag and a chain of structured exits, and the region goes.
+//!
+//! For a region R with merge M, and an exit X → M from inside construct C:
+//! 1. X sets R's flag and jumps to C's own exit instead (an `if`'s merge, a loop's merge);
+//! 2. wherever control continues after C — at C's merge — a guard tests the flag: inside a
+//!    loop it breaks out; inside an `if` or R itself it skips the rest (`if (!flag) {rest}`,
+//!    the rest then meets the skipping path at a new block J just before the enclosing merge);
+//!    an unreached merge (both ways out of C already left) simply jumps on;
+//! 3. constructs are handled innermost first, up to R, and R's annotation is removed.
+//!
+//! Values M receives as parameters go through locals, so the redirected paths need not carry
+//! them; mem2reg turns the flag and these locals back into SSA values.
+
+use crate::func::{BlockId, Edge, Function, Structure, Terminator};
+use crate::inst::{Op, Operand};
+use crate::regions::{Construct, Regions};
+use crate::types::Ty;
+
+/// Removes every `Region`, making its exits structured. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = false;
+    loop {
+        let regions = Regions::new(f);
+        let innermost = regions
+            .constructs
+            .iter()
+            .filter(|c| matches!(c.structure, Structure::Region { .. }))
+            .max_by_key(|c| regions.doms.depth(c.header))
+            .copied();
+        let Some(r) = innermost else {
+            // Regions whose header is unreachable: just drop the annotation.
+            for &b in &f.layout.clone() {
+                if matches!(f.blocks[b].structure, Some(Structure::Region { .. })) {
+                    f.blocks[b].structure = None;
+                    changed = true;
+                }
+            }
+            return changed;
+        };
+        lower_region(f, &regions, r);
+        changed = true;
+    }
+}
+
+fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
+    let m = r.merge();
+    // Exits from nested constructs.
+    let mut exits: Vec<(BlockId, Construct)> = Vec::new();
+    for &x in &f.layout {
+        if !regions.doms.reachable(x) || !regions.contains(&r, x) {
+            continue;
+        }
+        if !f.blocks[x].term.successors().contains(&m) {
+            continue;
+        }
+        match regions.innermost(x, None) {
+            Some(c) if c.header != r.header => exits.push((x, c)),
+            _ => {}
+        }
+    }
+    f.blocks[r.header].structure = None;
+    if exits.is_empty() {
+        return;
+    }
+    let span = f.blocks[r.header].span;
+    demote_params(f, m);
+    let flag = f.add_local(Ty::bool(1), "exit");
+    let no = f.create_inst(Op::Const([0; 4]), Vec::new(), &[Ty::bool(1)], span);
+    let no_value = f.insts[no].results[0];
+    let store = f.create_inst(
+        Op::StoreLocal(flag),
+        vec![Operand::new(no_value)],
+        &[],
+        span,
+    );
+    f.blocks[r.header].insts.splice(0..0, [no, store]);
+
+    // The constructs between each exit and R, innermost first.
+    let mut pending: Vec<Construct> = Vec::new();
+    for &(x, c) in &exits {
+        let yes = f.create_inst(Op::Const([1, 0, 0, 0]), Vec::new(), &[Ty::bool(1)], span);
+        let yes_value = f.insts[yes].results[0];
+        let set = f.create_inst(
+            Op::StoreLocal(flag),
+            vec![Operand::new(yes_value)],
+            &[],
+            span,
+        );
+        f.blocks[x].insts.extend([yes, set]);
+        let target = c.merge();
+        let args = zero_args(f, x, target);
+        for e in f.blocks[x].term.edges_mut() {
+            if e.target == m {
+                *e = Edge {
+                    target,
+                    args: args.clone(),
+                };
+            }
+        }
+        let mut cur = Some(c);
+        while let Some(k) = cur {
+            if k.header == r.header {
+                break;
+            }
+            if !pending.iter().any(|p| p.header == k.header) {
+                pending.push(k);
+            }
+            cur = regions.parent(&k);
+        }
+    }
+    pending.sort_by_key(|c| std::cmp::Reverse(regions.doms.depth(c.header)));
+    for c in pending {
+        let parent = regions.parent(&c).unwrap_or(r);
+        continue_after(f, c, parent, r, flag);
+    }
+}
+
+/// After construct `c` (inside `parent`), control continues at `c`'s merge: make it leave
+/// `parent` when the flag is set.
+fn continue_after(
+    f: &mut Function,
+    c: Construct,
+    parent: Construct,
+    region: Construct,
+    flag: crate::func::LocalId,
+) {
+    let span = f.blocks[c.header].span;
+    let mc = current_merge(f, c);
+    let pm = current_merge(f, parent);
+    let parent_is_loop =
+        matches!(parent.structure, Structure::Loop { .. }) && parent.header != region.header;
+    // A merge nothing reached before: every way out of `c` had left already; continue out.
+    let block = &f.blocks[mc];
+    if block.insts.is_empty() && block.term == Terminator::Unreachable && block.params.is_empty() {
+        let args = zero_args(f, mc, pm);
+        f.blocks[mc].term = Terminator::Jump(Edge { target: pm, args });
+        return;
+    }
+    // A guard block G takes every edge into the merge from inside `c`.
+    let doms = crate::cfg::Dominators::new(f);
+    let g = f.new_block(span);
+    let mut g_params = Vec::new();
+    for &p in &f.blocks[mc].params.clone() {
+        let ty = f.ty(p);
+        g_params.push(f.add_param(g, ty));
+    }
+    for b in f.layout.clone() {
+        if b == g || !doms.dominates(c.header, b) {
+            continue;
+        }
+        let inside = !doms.dominates(mc, b) || b == c.header;
+        if !inside {
+            continue;
+        }
+        for e in f.blocks[b].term.edges_mut() {
+            if e.target == mc {
+                e.target = g;
+            }
+        }
+    }
+    set_merge(f, c.header, g);
+    let load = f.create_inst(Op::LoadLocal(flag), Vec::new(), &[Ty::bool(1)], span);
+    let set = Operand::new(f.insts[load].results[0]);
+    f.blocks[g].insts.push(load);
+    let forward = Edge {
+        target: mc,
+        args: g_params.iter().map(|&p| Operand::new(p)).collect(),
+    };
+    if parent_is_loop {
+        // Inside a loop: break out when the flag is set.
+        let args = zero_args(f, g, pm);
+        f.blocks[g].term = Terminator::Branch {
+            cond: set,
+            then: Edge { target: pm, args },
+            otherwise: forward,
+        };
+        f.blocks[g].structure = Some(Structure::If { merge: mc });
+    } else {
+        // Inside an `if` or the region: skip the rest up to a new block J before the
+        // parent's merge.
+        let doms = crate::cfg::Dominators::new(f);
+        let j = f.new_block(span);
+        let mut j_params = Vec::new();
+        for &p in &f.blocks[pm].params.clone() {
+            let ty = f.ty(p);
+            j_params.push(f.add_param(j, ty));
+        }
+        for b in f.layout.clone() {
+            if b == j || b == g || !doms.dominates(mc, b) {
+                continue;
+            }
+            for e in f.blocks[b].term.edges_mut() {
+                if e.target == pm {
+                    e.target = j;
+                }
+            }
+        }
+        f.blocks[j].term = Terminator::Jump(Edge {
+            target: pm,
+            args: j_params.iter().map(|&p| Operand::new(p)).collect(),
+        });
+        let args = zero_args(f, g, j);
+        f.blocks[g].term = Terminator::Branch {
+            cond: set,
+            then: Edge { target: j, args },
+            otherwise: forward,
+        };
+        f.blocks[g].structure = Some(Structure::If { merge: j });
+    }
+}
+
+/// A construct's merge as its header says now (guards move merges).
+fn current_merge(f: &Function, c: Construct) -> BlockId {
+    match f.blocks[c.header].structure {
+        Some(
+            Structure::If { merge } | Structure::Loop { merge, .. } | Structure::Region { merge },
+        ) => merge,
+        // The region being lowered has lost its annotation already.
+        None => c.merge(),
+    }
+}
+
+fn set_merge(f: &mut Function, header: BlockId, merge: BlockId) {
+    if let Some(s) = &mut f.blocks[header].structure {
+        match s {
+            Structure::If { merge: m }
+            | Structure::Loop { merge: m, .. }
+            | Structure::Region { merge: m } => *m = merge,
+        }
+    }
+}
+
+/// Zero arguments for every parameter of `target`, made at the end of `block`.
+fn zero_args(f: &mut Function, block: BlockId, target: BlockId) -> Vec<Operand> {
+    let tys: Vec<Ty> = f.blocks[target].params.iter().map(|&p| f.ty(p)).collect();
+    tys.into_iter()
+        .map(|ty| {
+            let span = f.blocks[block].span;
+            Operand::new(f.ins(block, Op::Const([0; 4]), Vec::new(), ty, span))
+        })
+        .collect()
+}
+
+/// Passes `m`'s parameters through locals instead: every edge stores its arguments, `m`
+/// loads them.
+fn demote_params(f: &mut Function, m: BlockId) {
+    let params = std::mem::take(&mut f.blocks[m].params);
+    if params.is_empty() {
+        return;
+    }
+    let span = f.blocks[m].span;
+    let locals: Vec<_> = params
+        .iter()
+        .map(|&p| f.add_local(f.ty(p), "merged"))
+        .collect();
+    for b in f.layout.clone() {
+        let mut stores = Vec::new();
+        for e in f.blocks[b].term.edges_mut() {
+            if e.target == m {
+                for (arg, &l) in std::mem::take(&mut e.args).into_iter().zip(&locals) {
+                    stores.push((l, arg));
+                }
+            }
+        }
+        for (l, arg) in stores {
+            let s = f.create_inst(Op::StoreLocal(l), vec![arg], &[], span);
+            f.blocks[b].insts.push(s);
+        }
+    }
+    let mut loads = Vec::new();
+    for (&p, &l) in params.iter().zip(&locals) {
+        let ty = f.ty(p);
+        let load = f.create_inst(Op::LoadLocal(l), Vec::new(), &[ty], span);
+        let v = f.insts[load].results[0];
+        loads.push(load);
+        f.replace_uses(p, Operand::new(v));
+    }
+    f.blocks[m].insts.splice(0..0, loads);
+}

@@ -1,0 +1,171 @@
+//! Algebraic simplification and peepholes, each a rewrite of one instruction:
+//! - identities: `x + 0`, `x - 0`, `x * 1`, `x / 1`, `mad(x, 1, y)`, `mad(x, y, 0)`,
+//!   `x * -1`, `min(x, x)`, `select(c, x, x)`, `not(not(x))`, `sat(sat(x))`;
+//! - strength: `x * 0` is 0 (shader arithmetic is not IEEE-strict: both targets flush, and
+//!   the PICA200 gives 0 for inf·0 itself), `x / 2^k` is `x * 2^-k` (exact), `pow(x, 1)`,
+//!   `pow(x, 2)` is `x * x`, `pow(x, 0.5)` is `sqrt(x)`, `x - y` with constant y is `x + (-y)`;
+//! - `dot4(vec4(p.xyz, 1), r)` is `dph(p, r)` (the PICA200 instruction; AGAL's back end
+//!   expands it again);
+//! - `mad(-a, b, c)` and such keep their modifiers: negation is free on both targets.
+
+use crate::func::Function;
+use crate::inst::{Op, Operand};
+use crate::types::{Swizzle, Ty};
+
+use super::fold::{constant_n, lane};
+
+/// Simplifies what it can. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            let Some(result) = f.insts[i].result() else {
+                continue;
+            };
+            let lanes = f.ty(result).lanes;
+            let args = f.insts[i].args.clone();
+            let is = |op: &Operand, v: f32| {
+                constant_n(f, op, lanes).is_some_and(|c| (0..lanes as usize).all(|l| c[l] == v))
+            };
+            let replacement: Option<Operand> = match f.insts[i].op {
+                Op::Add if is(&args[1], 0.0) => Some(args[0]),
+                Op::Add if is(&args[0], 0.0) => Some(args[1]),
+                Op::Sub if is(&args[1], 0.0) => Some(args[0]),
+                Op::Sub if is(&args[0], 0.0) => Some(args[1].negated()),
+                Op::Mul if is(&args[1], 1.0) => Some(args[0]),
+                Op::Mul if is(&args[0], 1.0) => Some(args[1]),
+                Op::Mul if is(&args[1], -1.0) => Some(args[0].negated()),
+                Op::Mul if is(&args[0], -1.0) => Some(args[1].negated()),
+                Op::Div if is(&args[1], 1.0) => Some(args[0]),
+                Op::Min | Op::Max if args[0] == args[1] => Some(args[0]),
+                Op::Select if args[1] == args[2] => Some(args[1]),
+                Op::Pow if is(&args[1], 1.0) => Some(args[0]),
+                Op::Not => match f.def_inst(args[0].value) {
+                    Some(inner) if inner.op == Op::Not && args[0].swizzle.is_identity(lanes) => {
+                        Some(inner.args[0])
+                    }
+                    _ => None,
+                },
+                Op::Sat => match f.def_inst(args[0].value) {
+                    Some(inner) if inner.op == Op::Sat && !args[0].neg && !args[0].abs => {
+                        Some(args[0])
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(r) = replacement {
+                f.replace_uses(result, r);
+                changed = true;
+                continue;
+            }
+            // Rewrites in place.
+            let new: Option<(Op, Vec<Operand>)> = match f.insts[i].op {
+                Op::Mul if is(&args[0], 0.0) || is(&args[1], 0.0) => {
+                    Some((Op::float_const(&vec![0.0; lanes as usize]), Vec::new()))
+                }
+                Op::Mad if is(&args[1], 1.0) => Some((Op::Add, vec![args[0], args[2]])),
+                Op::Mad if is(&args[0], 1.0) => Some((Op::Add, vec![args[1], args[2]])),
+                Op::Mad if is(&args[2], 0.0) => Some((Op::Mul, vec![args[0], args[1]])),
+                Op::Pow if is(&args[1], 2.0) => Some((Op::Mul, vec![args[0], args[0]])),
+                Op::Pow if is(&args[1], 0.5) => Some((Op::Sqrt, vec![args[0]])),
+                Op::Dot(4) => dph(f, &args),
+                _ => None,
+            };
+            if let Some((op, a)) = new {
+                let inst = &mut f.insts[i];
+                inst.op = op;
+                inst.args = a;
+                changed = true;
+                continue;
+            }
+            // x / 2^k → x * 2^-k, exactly.
+            if f.insts[i].op == Op::Div {
+                if let Some(c) = constant_n(f, &args[1], lanes) {
+                    let pow2 = (0..lanes as usize).all(|l| {
+                        let (m, _) = frexp(c[l]);
+                        c[l] != 0.0 && c[l].is_finite() && m.abs() == 0.5
+                    });
+                    if pow2 {
+                        let recip: Vec<f32> = (0..lanes as usize).map(|l| 1.0 / c[l]).collect();
+                        let span = f.insts[i].span;
+                        let k = f.create_inst(
+                            Op::float_const(&recip),
+                            Vec::new(),
+                            &[Ty::float(lanes)],
+                            span,
+                        );
+                        let kv = f.insts[k].results[0];
+                        let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                        f.blocks[b].insts.insert(pos, k);
+                        let inst = &mut f.insts[i];
+                        inst.op = Op::Mul;
+                        inst.args = vec![args[0], Operand::new(kv)];
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    changed
+}
+
+/// `dot4(vec4(p.xyz, 1), r)` → `dph(p.xyz, r)` (either operand order).
+fn dph(f: &Function, args: &[Operand]) -> Option<(Op, Vec<Operand>)> {
+    for (k, other) in [(0usize, 1usize), (1, 0)] {
+        let a = args[k];
+        if a.neg || a.abs {
+            continue;
+        }
+        let Some(inst) = f.def_inst(a.value) else {
+            continue;
+        };
+        if inst.op != Op::Construct || inst.args.len() != 4 {
+            continue;
+        }
+        // The operand reads lanes of the construct; lane 3 (as read) must be the constant 1.
+        let lane3 = inst.args[a.swizzle.lane(3) as usize];
+        if lane(f, lane3.value, lane3.swizzle.lane(0)).map(|x| if lane3.neg { -x } else { x })
+            != Some(1.0)
+        {
+            continue;
+        }
+        let xyz: Vec<Operand> = (0..3)
+            .map(|l| inst.args[a.swizzle.lane(l) as usize])
+            .collect();
+        // The three lanes must come from one vector, in some order, unmodified alike.
+        let first = xyz[0];
+        if !xyz
+            .iter()
+            .all(|o| o.value == first.value && o.neg == first.neg && o.abs == first.abs)
+        {
+            continue;
+        }
+        let sw = Swizzle([
+            xyz[0].swizzle.lane(0),
+            xyz[1].swizzle.lane(0),
+            xyz[2].swizzle.lane(0),
+            xyz[2].swizzle.lane(0),
+        ]);
+        let p = Operand {
+            swizzle: sw,
+            ..first
+        };
+        return Some((Op::Dph, vec![p, args[other]]));
+    }
+    None
+}
+
+fn frexp(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    if exp == 0 {
+        // Subnormal: not a power of two we want.
+        return (x, 0);
+    }
+    let mantissa = f32::from_bits((bits & 0x807f_ffff) | (126 << 23));
+    (mantissa, exp - 126)
+}
