@@ -1,6 +1,44 @@
-//! The AGAL back end (Stage3D vertex and fragment programs, versions 1–3).
+//! The AGAL back end's machine layer: everything about Stage3D programs that does not depend
+//! on the compiler's IR.
 //!
-//! Not written yet: instruction selection, register allocation, the bytecode writer, the
-//! Flash-rule validator, the disassembler and the simulator arrive with the back-end issue.
-//! The crate exists so that the workspace has the shape of the design from the start.
+//! ```text
+//!  Instruction (typed, checked) ──► Program::encode ──► bytes ──► validate(bytes, profile)
+//!        ▲                                                │            (Flash's rules and
+//!        │                                                │             error numbers)
+//!  asm::assemble (AGALMiniAssembler syntax)               ├──► disasm::listing
+//!                                                         └──► sim (decode, then execute)
+//! ```
+//!
+//! - [`opcode`]: the 2015 opcode table; [`limits`]: every profile's limits.
+//! - [`operand`], [`sampler`], [`Instruction`], [`Program`]: the typed program and its exact
+//!   byte encoding (7-byte header, 24-byte tokens).
+//! - [`validate()`]: Flash Player's upload-time validation, run on bytes, reporting Flash's
+//!   error numbers; [`validate_pair`] adds the vertex–fragment linkage rules.
+//! - [`disasm::listing`] and [`asm::assemble`]: AGALMiniAssembler text, both ways.
+//! - [`sim`]: a float32 interpreter for vertex and fragment programs, with a texture trait.
+//!
+//! Invariants: library code never panics on input (decoders and the validator return typed
+//! errors) and never prints.
 #![deny(missing_docs)]
+
+pub mod asm;
+pub mod disasm;
+mod header;
+mod inst;
+pub mod limits;
+pub mod opcode;
+pub mod operand;
+mod program;
+pub mod sampler;
+pub mod sim;
+mod token;
+pub mod validate;
+
+pub use header::{HEADER_LEN, Header, Stage, TOKEN_LEN, Version};
+pub use inst::{Instruction, Operand2, ShapeError};
+pub use limits::{Limits, Profile};
+pub use opcode::{Opcode, Shape};
+pub use operand::{Address, Component, Dest, Indirect, Mask, RegType, Source, Swizzle};
+pub use program::{DecodeError, DecodeErrorKind, Field, Program};
+pub use sampler::Sampler;
+pub use validate::{Info, validate, validate_pair};
