@@ -1,6 +1,49 @@
 //! The PICA200 back end (Nintendo 3DS vertex programs, `.shbin`).
 //!
-//! Not written yet: instruction selection, register allocation, the shbin writer, the
-//! disassembler and the simulator arrive with the back-end issue. The crate exists so that the
-//! workspace has the shape of the design from the start.
+//! This crate's machine layer knows nothing of the compiler's IR; instruction selection produces
+//! [`Inst`] values with physical registers and hands them to it:
+//!
+//! ```text
+//!  Vec<Inst> ──► encode::encode_program ──► code words + operand descriptors (picasso's order)
+//!                                                │
+//!  DVLE tables (constants, outputs, uniforms) ───┴──► ShaderBinary ──► shbin::write ──► bytes
+//!
+//!  bytes ──► shbin::read ──► ShaderBinary ──► disasm::listing ──► picasso text ──► asm::assemble
+//!  bytes ──► sim::Simulator ──► outputs o0–o15
+//! ```
+//!
+//! What holds here:
+//! - an [`Inst`] is validated before it is encoded: constants only in wide source slots, relative
+//!   addressing only on constant registers, one input register per instruction;
+//! - operand descriptors are allocated and shared exactly as picasso 2.7.1 allocates them, and
+//!   the container is laid out exactly as picasso writes it, so a program assembled by
+//!   [`asm::assemble`] from picasso syntax is byte-identical to picasso's own `.shbin`;
+//! - nothing panics on input or prints: readers and decoders return typed errors.
+//!
+//! Modules: [`operand`] and [`inst`] (the instruction type and its checked constructors),
+//! [`opdesc`] and [`encode`] (descriptor sharing and instruction words), [`decode`],
+//! [`shbin`] (the container), [`asm`] (picasso's syntax), [`disasm`] (listings), [`sim`]
+//! (the simulator), [`float24`], [`limits`], [`error`].
 #![deny(missing_docs)]
+
+pub mod asm;
+pub mod decode;
+pub mod disasm;
+pub mod encode;
+pub mod error;
+pub mod float24;
+pub mod inst;
+pub mod limits;
+pub mod opdesc;
+pub mod operand;
+pub mod shbin;
+pub mod sim;
+
+pub use error::{DecodeError, EncodeError, InstError, ReadError, WriteError};
+pub use float24::F24;
+pub use inst::{BinaryOp, Form, Inst, Opcode, UnaryOp};
+pub use operand::{
+    BoolReg, CmpOp, Component, CondOp, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg,
+    Swizzle, Target, WriteMask,
+};
+pub use shbin::ShaderBinary;
