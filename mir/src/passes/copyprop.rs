@@ -2,28 +2,29 @@
 //! directly (swizzles and modifiers compose); a `Construct` whose lanes read lanes of one
 //! value with the same modifiers is a swizzle of that value.
 
-use crate::func::{Function, Value};
+use crate::func::Function;
 use crate::inst::{Op, Operand};
 use crate::types::Swizzle;
 
 /// Propagates copies. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = forward_construct_lanes(f);
-    let mut replace: Vec<(Value, Operand)> = Vec::new();
-    for &b in &f.layout {
-        for &i in &f.blocks[b].insts {
+    // Replacing at once (not after the scan) lets a chain of copies collapse in one run:
+    // a later copy reads its operand after the earlier replacement rewrote it.
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
             let inst = &f.insts[i];
             let Some(result) = inst.result() else {
                 continue;
             };
-            match inst.op {
-                Op::Mov => replace.push((result, inst.args[0])),
+            let replacement = match inst.op {
+                Op::Mov => Some(inst.args[0]),
                 Op::Construct => {
                     let first = inst.args[0];
                     let same = inst.args.iter().all(|a| {
                         a.value == first.value && a.neg == first.neg && a.abs == first.abs
                     });
-                    if same {
+                    same.then(|| {
                         let mut sw = [0u8; 4];
                         for (l, a) in inst.args.iter().enumerate() {
                             sw[l] = a.swizzle.lane(0);
@@ -31,23 +32,20 @@ pub fn run(f: &mut Function) -> bool {
                         for l in inst.args.len()..4 {
                             sw[l] = sw[inst.args.len() - 1];
                         }
-                        replace.push((
-                            result,
-                            Operand {
-                                swizzle: Swizzle(sw),
-                                ..first
-                            },
-                        ));
-                    }
+                        Operand {
+                            swizzle: Swizzle(sw),
+                            ..first
+                        }
+                    })
                 }
-                _ => {}
+                _ => None,
+            };
+            if let Some(op) = replacement {
+                // The instruction is now unused; DCE removes it.
+                f.replace_uses(result, op);
+                changed = true;
             }
         }
-    }
-    changed |= !replace.is_empty();
-    for (v, op) in replace {
-        // The instruction is now unused; DCE removes it.
-        f.replace_uses(v, op);
     }
     changed
 }

@@ -23,15 +23,50 @@ pub mod cse;
 pub mod dce;
 pub mod exits;
 pub mod fold;
+pub mod ifconvert;
 pub mod mad;
 pub mod matrix;
 pub mod mem2reg;
 pub mod order;
 pub mod params;
 pub mod simplify;
+pub mod unroll;
 
 use crate::module::Module;
 use crate::verify::{VerifyError, verify};
+
+/// Target-dependent choices of the pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Which `if`s become selects.
+    pub if_conversion: IfConversion,
+    /// Loops with a constant trip count up to this are unrolled (0: none).
+    pub unroll_trips: u32,
+    /// Unrolling stops when the program would exceed this many instructions.
+    pub unroll_budget: usize,
+}
+
+/// Which `if`s the if-conversion pass turns into selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfConversion {
+    /// None.
+    Off,
+    /// Those whose arms hold at most this many instructions together.
+    UpTo(usize),
+    /// All of them (AGAL 1 has no branches).
+    All,
+}
+
+impl Default for Options {
+    /// The middle of the road: small `if`s become selects, short counted loops unroll.
+    fn default() -> Self {
+        Options {
+            if_conversion: IfConversion::UpTo(6),
+            unroll_trips: 8,
+            unroll_budget: 256,
+        }
+    }
+}
 
 /// What the pipeline did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,15 +79,40 @@ pub struct Stats {
     pub rounds: usize,
 }
 
-/// Runs the whole pipeline.
+/// Runs the whole pipeline with the default options.
 pub fn optimize(module: &mut Module) -> Result<Stats, VerifyError> {
+    optimize_with(module, &Options::default())
+}
+
+/// Runs the whole pipeline.
+pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, VerifyError> {
     let before = module.function.inst_count();
     let mut rounds = 0;
     run_pass(module, "exits", exits::run)?;
     run_pass(module, "mem2reg", mem2reg::run)?;
     rounds += cleanup(module)?;
+    if options.unroll_trips > 0 {
+        let (trips, budget) = (options.unroll_trips, options.unroll_budget);
+        let changed = unroll::run(&mut module.function, trips, budget);
+        check(module, "unroll", changed)?;
+        rounds += cleanup(module)?;
+    }
     run_pass(module, "matrix", matrix::run)?;
     rounds += cleanup(module)?;
+    if options.if_conversion != IfConversion::Off {
+        let cost = match options.if_conversion {
+            IfConversion::UpTo(n) => Some(n),
+            _ => None,
+        };
+        loop {
+            let changed = ifconvert::run(&mut module.function, cost);
+            check(module, "ifconvert", changed)?;
+            rounds += cleanup(module)?;
+            if !changed {
+                break;
+            }
+        }
+    }
     run_pass(module, "mad", mad::run)?;
     rounds += cleanup(module)?;
     run_pass(module, "order", order::run)?;
@@ -90,11 +150,20 @@ pub fn run_pass(
     pass: fn(&mut crate::func::Function) -> bool,
 ) -> Result<bool, VerifyError> {
     let changed = pass(&mut module.function);
+    check(module, name, changed)?;
+    Ok(changed)
+}
+
+/// Verifies the module after pass `name` changed it (in debug builds).
+fn check(module: &Module, name: &str, changed: bool) -> Result<(), VerifyError> {
     if cfg!(debug_assertions) && changed {
         verify(module).map_err(|e| VerifyError {
             function: e.function,
             message: format!("after the {name} pass: {}", e.message),
         })?;
     }
-    Ok(changed)
+    Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -70,6 +70,18 @@ pub fn run(f: &mut Function) -> bool {
                 Op::Pow if is(&args[1], 2.0) => Some((Op::Mul, vec![args[0], args[0]])),
                 Op::Pow if is(&args[1], 0.5) => Some((Op::Sqrt, vec![args[0]])),
                 Op::Dot(4) => dph(f, &args),
+                // A computed register index that turned out constant.
+                Op::LoadUniform { register } if args.len() == 1 => {
+                    match constant_n(f, &args[0], 1) {
+                        Some(c) if c[0].fract() == 0.0 && register as f32 + c[0] >= 0.0 => Some((
+                            Op::LoadUniform {
+                                register: (register as f32 + c[0]) as u32,
+                            },
+                            Vec::new(),
+                        )),
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
             if let Some((op, a)) = new {
