@@ -353,6 +353,7 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            // The matrix decorations of the member holding the array apply to its elements.
             (Shape::Array { element, len }, _) => {
                 let stride = match layout {
                     UniformLayout::Std140 => self
@@ -370,7 +371,7 @@ impl Lowerer<'_> {
                                 dynamic,
                                 layout,
                                 element,
-                                None,
+                                member_of,
                                 &[],
                                 inst,
                             )?);
@@ -382,7 +383,7 @@ impl Lowerer<'_> {
                         dynamic,
                         layout,
                         element,
-                        None,
+                        member_of,
                         rest,
                         inst,
                     ),
@@ -406,7 +407,15 @@ impl Lowerer<'_> {
                             None => scaled,
                             Some(d) => self.emit(Op::Add, vec![d, scaled], Ty::float(1), span),
                         };
-                        self.load_uniform(offset, Some(total), layout, element, None, rest, inst)
+                        self.load_uniform(
+                            offset,
+                            Some(total),
+                            layout,
+                            element,
+                            member_of,
+                            rest,
+                            inst,
+                        )
                     }
                 }
             }
