@@ -1,9 +1,12 @@
 //! The structured regions of a function, found from the headers' annotations and the
 //! dominator tree: which construct each block belongs to, and how constructs nest.
 //!
-//! A block belongs to the construct of header H when H dominates it and H's merge block
-//! does not (for a loop the continue construct is included). The innermost construct of a
-//! block is the one with the deepest header.
+//! A block belongs to the construct of header H when H dominates it, H's merge block does
+//! not (for a loop the continue construct is included), and it belongs to the construct
+//! enclosing H's, if any. The last condition matters where a branch inside an `if` leaves an
+//! enclosing loop: the loop's merge is dominated by the `if`'s header, yet it is outside the
+//! loop and so outside the `if` (spirv-opt puts the code after a loop there). The innermost
+//! construct of a block is the one with the deepest header.
 
 use crate::cfg::Dominators;
 use crate::func::{BlockId, Function, Structure};
@@ -34,13 +37,17 @@ pub struct Regions {
     pub doms: Dominators,
     /// Every construct whose header is reachable.
     pub constructs: Vec<Construct>,
+    /// The enclosing construct of each (an index into `constructs`).
+    parents: Vec<Option<usize>>,
+    /// Which construct each header opens.
+    by_header: std::collections::HashMap<BlockId, usize>,
 }
 
 impl Regions {
     /// Finds the constructs of `f`.
     pub fn new(f: &Function) -> Self {
         let doms = Dominators::new(f);
-        let constructs = f
+        let mut constructs: Vec<Construct> = f
             .layout
             .iter()
             .filter(|&&b| doms.reachable(b))
@@ -51,14 +58,51 @@ impl Regions {
                 })
             })
             .collect();
-        Regions { doms, constructs }
+        // Outer constructs first: an enclosing header dominates, so it is shallower.
+        constructs.sort_by_key(|c| doms.depth(c.header));
+        let by_header = constructs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.header, i))
+            .collect();
+        let mut regions = Regions {
+            doms,
+            constructs,
+            parents: Vec::new(),
+            by_header,
+        };
+        for i in 0..regions.constructs.len() {
+            let header = regions.constructs[i].header;
+            let parent = (0..i)
+                .filter(|&e| regions.holds(e, header))
+                .max_by_key(|&e| regions.doms.depth(regions.constructs[e].header));
+            regions.parents.push(parent);
+        }
+        regions
+    }
+
+    /// Whether construct `i` (whose enclosing constructs are known) holds block `b`.
+    fn holds(&self, i: usize, b: BlockId) -> bool {
+        let mut cur = Some(i);
+        while let Some(k) = cur {
+            let c = &self.constructs[k];
+            let merge = c.merge();
+            if !self.doms.dominates(c.header, b)
+                || (self.doms.reachable(merge) && self.doms.dominates(merge, b))
+            {
+                return false;
+            }
+            cur = self.parents.get(k).copied().flatten();
+        }
+        true
     }
 
     /// Whether block `b` belongs to construct `c`.
     pub fn contains(&self, c: &Construct, b: BlockId) -> bool {
-        let merge = c.merge();
-        self.doms.dominates(c.header, b)
-            && !(self.doms.reachable(merge) && self.doms.dominates(merge, b))
+        match self.by_header.get(&c.header) {
+            Some(&i) if self.constructs[i] == *c => self.holds(i, b),
+            _ => false,
+        }
     }
 
     /// The innermost construct holding `b`, other than one headed by `except`.

@@ -238,6 +238,56 @@ fn verify_function(module: &Module, f: &Function) -> Result<(), String> {
             None => {}
         }
     }
+    check_cycles(f, &doms)
+}
+
+/// Control flow goes round only through loops: every back edge (to a block that dominates
+/// its source) runs from a loop's continue block to its header, and no cycle avoids a back
+/// edge (the CFG is reducible). The back ends emit loops only where a header says so.
+fn check_cycles(f: &Function, doms: &Dominators) -> Result<(), String> {
+    let mut forward_preds = vec![0usize; f.blocks.len()];
+    for &a in &f.layout {
+        if !doms.reachable(a) {
+            continue;
+        }
+        for s in f.blocks[a].term.successors() {
+            if doms.dominates(s, a) {
+                match f.blocks[s].structure {
+                    Some(Structure::Loop { cont, .. }) if cont == a => {}
+                    _ => {
+                        return Err(format!(
+                            "b{} jumps back to b{}, which is not the header of a loop that \
+                             b{} continues",
+                            a.index(),
+                            s.index(),
+                            a.index()
+                        ));
+                    }
+                }
+            } else {
+                forward_preds[s.index()] += 1;
+            }
+        }
+    }
+    // Without the back edges the graph must be acyclic: peel off blocks whose forward
+    // predecessors are all peeled.
+    let mut ready = vec![f.entry];
+    let mut peeled = 0;
+    while let Some(a) = ready.pop() {
+        peeled += 1;
+        for s in f.blocks[a].term.successors() {
+            if !doms.dominates(s, a) {
+                forward_preds[s.index()] -= 1;
+                if forward_preds[s.index()] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+    }
+    let reachable = f.layout.iter().filter(|&&b| doms.reachable(b)).count();
+    if peeled != reachable {
+        return Err("the control flow has a cycle that is not a structured loop".into());
+    }
     Ok(())
 }
 

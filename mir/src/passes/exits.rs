@@ -168,6 +168,9 @@ fn continue_after(
         target: mc,
         args: g_params.iter().map(|&p| Operand::new(p)).collect(),
     };
+    // G leads on to the merge before the dominators below are computed: without the edge,
+    // the merge and all after it would look unreachable.
+    f.blocks[g].term = Terminator::Jump(forward.clone());
     if parent_is_loop {
         // Inside a loop: break out when the flag is set.
         let args = zero_args(f, g, pm);
