@@ -358,6 +358,25 @@ impl Function {
         });
     }
 
+    /// Replaces the uses of every value in `map` at once (one walk over the function, where
+    /// calling [`Function::replace_uses`] per value would walk it once each). A replacement
+    /// that is itself replaced is followed.
+    pub fn replace_uses_all(&mut self, map: &std::collections::HashMap<Value, Operand>) {
+        if map.is_empty() {
+            return;
+        }
+        self.for_each_operand_mut(|op| {
+            // Chains are short (a pass maps a value to a new one, rarely to another key);
+            // the bound only guards against a cycle.
+            for _ in 0..map.len() {
+                match map.get(&op.value) {
+                    Some(new) => *op = compose(*new, *op),
+                    None => break,
+                }
+            }
+        });
+    }
+
     /// Number of live instructions.
     pub fn inst_count(&self) -> usize {
         self.layout

@@ -25,6 +25,7 @@ pub mod diag;
 pub mod eval;
 pub mod func;
 pub mod inst;
+pub mod liveness;
 pub mod module;
 pub mod passes;
 pub mod print;

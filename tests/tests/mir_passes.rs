@@ -70,3 +70,36 @@ fn optimisation_preserves_results_on_the_corpus() {
         totals.0, totals.1
     );
 }
+
+/// Lane packing is what lets scalar code fit the smallest register file (AGAL 1 has eight
+/// temporaries): the particle shader, written lane by lane, needs more than eight registers
+/// when optimised without it, and at most eight with it.
+#[test]
+fn scalar_code_fits_in_eight_temporaries() {
+    let bytes = std::fs::read(tests::fixtures("glsl").join("particles_scalar.vert.spv")).unwrap();
+    let lowered = lower(&bytes).unwrap();
+    let unpacked = {
+        let mut m = lowered.clone();
+        let options = mir::passes::Options {
+            pack: false,
+            ..Default::default()
+        };
+        mir::passes::optimize_with(&mut m, &options).unwrap();
+        m
+    };
+    let packed = {
+        let mut m = lowered.clone();
+        mir::passes::optimize(&mut m).unwrap();
+        m
+    };
+    let without = mir::liveness::pressure(&unpacked.function);
+    let with = mir::liveness::pressure(&packed.function);
+    eprintln!("live temporaries: optimised without packing {without:?}, with {with:?}");
+    assert!(without.values > 8, "{without:?}");
+    assert!(with.values <= 8, "{with:?}");
+    assert!(with.values < without.values, "{without:?} -> {with:?}");
+    assert!(
+        packed.function.inst_count() < unpacked.function.inst_count(),
+        "packing saves instructions"
+    );
+}

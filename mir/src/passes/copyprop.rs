@@ -50,32 +50,41 @@ pub fn run(f: &mut Function) -> bool {
     changed
 }
 
-/// A one-lane operand reading lane i of a `Construct` reads the construct's i-th operand
-/// instead (so `construct(c.x, ...)` of `c = construct(a.y, ...)` becomes `construct(a.y,
-/// ...)`, and transposes of gathered matrices collapse back to registers).
+/// An operand reading one lane of a `Construct` (lane i in every position, `c.xxxx`)
+/// reads the construct's i-th operand instead: `construct(c.x, ...)` of `c = construct(a.y,
+/// ...)` becomes `construct(a.y, ...)`, transposes of gathered matrices collapse back to
+/// registers, and `m * vec4(p.x, q, p.z, 1)` multiplies the columns by `p.xxxx` directly,
+/// so the construct often dies.
 fn forward_construct_lanes(f: &mut Function) -> bool {
     let mut changed = false;
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
-            if f.insts[i].op != Op::Construct {
-                continue;
-            }
             for k in 0..f.insts[i].args.len() {
                 let a = f.insts[i].args[k];
+                let lane = a.swizzle.lane(0);
+                if a.swizzle != Swizzle::splat(lane) {
+                    continue;
+                }
                 let Some(inner) = f.def_inst(a.value) else {
                     continue;
                 };
                 if inner.op != Op::Construct {
                     continue;
                 }
-                let Some(&source) = inner.args.get(a.swizzle.lane(0) as usize) else {
+                let Some(&source) = inner.args.get(lane as usize) else {
                     continue;
                 };
-                let one_lane = Operand {
-                    swizzle: Swizzle::splat(0),
-                    ..a
+                let source = Operand {
+                    swizzle: Swizzle::splat(source.swizzle.lane(0)),
+                    ..source
                 };
-                f.insts[i].args[k] = crate::func::compose(source, one_lane);
+                f.insts[i].args[k] = crate::func::compose(
+                    source,
+                    Operand {
+                        swizzle: Swizzle::splat(0),
+                        ..a
+                    },
+                );
                 changed = true;
             }
         }

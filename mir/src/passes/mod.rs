@@ -9,8 +9,12 @@
 //!   copyprop  moves and swizzles folded into their uses
 //!   cse       identical pure instructions merged
 //!   dce       dead instructions and parameters removed
+//! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
+//! ifconvert small `if`s become selects (all of them for targets without branches)
+//! pack      independent scalar and vec2 operations share one vec4 instruction
 //! mad       a multiply feeding only an add becomes one multiply-add
+//! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
 //! ```
 //!
@@ -28,8 +32,10 @@ pub mod mad;
 pub mod matrix;
 pub mod mem2reg;
 pub mod order;
+pub mod pack;
 pub mod params;
 pub mod simplify;
+pub mod sink;
 pub mod unroll;
 
 use crate::module::Module;
@@ -44,6 +50,8 @@ pub struct Options {
     pub unroll_trips: u32,
     /// Unrolling stops when the program would exceed this many instructions.
     pub unroll_budget: usize,
+    /// Whether independent narrow operations are packed into vec4 ones.
+    pub pack: bool,
 }
 
 /// Which `if`s the if-conversion pass turns into selects.
@@ -64,6 +72,7 @@ impl Default for Options {
             if_conversion: IfConversion::UpTo(6),
             unroll_trips: 8,
             unroll_budget: 256,
+            pack: true,
         }
     }
 }
@@ -113,8 +122,13 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
             }
         }
     }
+    if options.pack {
+        run_pass(module, "pack", pack::run)?;
+        rounds += cleanup(module)?;
+    }
     run_pass(module, "mad", mad::run)?;
     rounds += cleanup(module)?;
+    run_pass(module, "sink", sink::run)?;
     run_pass(module, "order", order::run)?;
     Ok(Stats {
         before,

@@ -1,15 +1,19 @@
 //! Algebraic simplification and peepholes, each a rewrite of one instruction:
 //! - identities: `x + 0`, `x - 0`, `x * 1`, `x / 1`, `mad(x, 1, y)`, `mad(x, y, 0)`,
-//!   `x * -1`, `min(x, x)`, `select(c, x, x)`, `not(not(x))`, `sat(sat(x))`;
+//!   `mad(x, 0, y)`, `x * -1`, `min(x, x)`, `select(c, x, x)`, `not(not(x))`, `sat(sat(x))`;
 //! - strength: `x * 0` is 0 (shader arithmetic is not IEEE-strict: both targets flush, and
 //!   the PICA200 gives 0 for inf·0 itself), `x / 2^k` is `x * 2^-k` (exact), `pow(x, 1)`,
 //!   `pow(x, 2)` is `x * x`, `pow(x, 0.5)` is `sqrt(x)`, `x - y` with constant y is `x + (-y)`;
+//! - `c ? true : false` is `c`, `c ? false : true` is `!c`;
+//! - `x < k ? k : x` is `max(x, k)` (and the other spellings of min and max); on equal
+//!   operands both pick the same value, and NaN is no concern of shaders here;
+//! - `min(max(x, 0), 1)` is `sat(x)`;
 //! - `dot4(vec4(p.xyz, 1), r)` is `dph(p, r)` (the PICA200 instruction; AGAL's back end
 //!   expands it again);
 //! - `mad(-a, b, c)` and such keep their modifiers: negation is free on both targets.
 
 use crate::func::Function;
-use crate::inst::{Op, Operand};
+use crate::inst::{CmpOp, Op, Operand};
 use crate::types::{Swizzle, Ty};
 
 use super::fold::{constant_n, lane};
@@ -39,7 +43,16 @@ pub fn run(f: &mut Function) -> bool {
                 Op::Div if is(&args[1], 1.0) => Some(args[0]),
                 Op::Min | Op::Max if args[0] == args[1] => Some(args[0]),
                 Op::Select if args[1] == args[2] => Some(args[1]),
+                // `c ? true : false` is c (the flags of structured early exits).
+                Op::Select
+                    if is(&args[1], 1.0) && is(&args[2], 0.0) && !f.ty(result).is_float() =>
+                {
+                    Some(args[0])
+                }
                 Op::Pow if is(&args[1], 1.0) => Some(args[0]),
+                // `x * 0 + c` is c, as `x * 0` is 0 (see above): a matrix times a
+                // vector whose last lane is a constant 0 loses its last column.
+                Op::Mad if is(&args[0], 0.0) || is(&args[1], 0.0) => Some(args[2]),
                 Op::Not => match f.def_inst(args[0].value) {
                     Some(inner) if inner.op == Op::Not && args[0].swizzle.is_identity(lanes) => {
                         Some(inner.args[0])
@@ -70,6 +83,13 @@ pub fn run(f: &mut Function) -> bool {
                 Op::Pow if is(&args[1], 2.0) => Some((Op::Mul, vec![args[0], args[0]])),
                 Op::Pow if is(&args[1], 0.5) => Some((Op::Sqrt, vec![args[0]])),
                 Op::Dot(4) => dph(f, &args),
+                Op::Select
+                    if is(&args[1], 0.0) && is(&args[2], 1.0) && !f.ty(result).is_float() =>
+                {
+                    Some((Op::Not, vec![args[0]]))
+                }
+                Op::Select => min_max(f, &args, lanes),
+                op @ (Op::Min | Op::Max) => saturate(f, op, &args, lanes),
                 // A computed register index that turned out constant.
                 Op::LoadUniform { register } if args.len() == 1 => {
                     match constant_n(f, &args[0], 1) {
@@ -120,6 +140,63 @@ pub fn run(f: &mut Function) -> bool {
         }
     }
     changed
+}
+
+/// `x < k ? k : x` is `max(x, k)`, and the other seven spellings of a clamp to one side
+/// (`if (d <= 0.0) d = 0.0;` after if-conversion).
+fn min_max(f: &Function, args: &[Operand], lanes: u8) -> Option<(Op, Vec<Operand>)> {
+    let c = args[0];
+    let cmp = f.def_inst(c.value)?;
+    let Op::Cmp(op) = cmp.op else { return None };
+    // The condition must compare lane for lane what the select picks from.
+    if c.neg || c.abs || !c.swizzle.is_identity(lanes) || f.ty(c.value).lanes != lanes {
+        return None;
+    }
+    let (x, k) = (cmp.args[0], cmp.args[1]);
+    let picks_first = if args[1] == x && args[2] == k {
+        true
+    } else if args[1] == k && args[2] == x {
+        false
+    } else {
+        return None;
+    };
+    // Which of x, k the select returns when x is the smaller.
+    let max = match op {
+        CmpOp::Lt | CmpOp::Le => !picks_first,
+        CmpOp::Gt | CmpOp::Ge => picks_first,
+        CmpOp::Eq | CmpOp::Ne => return None,
+    };
+    Some((if max { Op::Max } else { Op::Min }, vec![x, k]))
+}
+
+/// `min(max(x, 0), 1)` and `max(min(x, 1), 0)` are `sat(x)` (GLSL's `clamp(x, 0.0, 1.0)`):
+/// one AGAL instruction, and the PICA200 back end splits it again.
+fn saturate(f: &Function, outer: Op, args: &[Operand], lanes: u8) -> Option<(Op, Vec<Operand>)> {
+    let is = |op: &Operand, v: f32| {
+        constant_n(f, op, lanes).is_some_and(|c| (0..lanes as usize).all(|l| c[l] == v))
+    };
+    for (inner, bound) in [(args[0], args[1]), (args[1], args[0])] {
+        let Some(def) = f.def_inst(inner.value) else {
+            continue;
+        };
+        if inner.neg || inner.abs || !inner.swizzle.is_identity(lanes) {
+            continue;
+        }
+        let (inner_bound, outer_bound) = match (outer, def.op) {
+            (Op::Min, Op::Max) => (0.0, 1.0),
+            (Op::Max, Op::Min) => (1.0, 0.0),
+            _ => continue,
+        };
+        if !is(&bound, outer_bound) {
+            continue;
+        }
+        for (x, k) in [(def.args[0], def.args[1]), (def.args[1], def.args[0])] {
+            if is(&k, inner_bound) {
+                return Some((Op::Sat, vec![x]));
+            }
+        }
+    }
+    None
 }
 
 /// `dot4(vec4(p.xyz, 1), r)` → `dph(p.xyz, r)` (either operand order).

@@ -562,3 +562,138 @@ fn order_puts_blocks_after_their_dominators() {
     assert!(check(&mut m, order::run, &[vec![[1.0; 4]]]));
     assert_eq!(m.function.layout, vec![e, early, late]);
 }
+
+#[test]
+fn pack_puts_independent_scalars_in_one_instruction() {
+    // x = a.x * k.y; y = x + a.z; z = a.z * k.w; u = a.y * 2; w = a.w * 3
+    // out = vec4(y, z, u, w)
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let k = input(f, e, 1);
+    let lane = |o: Operand, l: u8| o.reswizzled(Swizzle::splat(l));
+    let x = op(f, e, Op::Mul, vec![lane(a, 0), lane(k, 1)], 1);
+    let y = op(f, e, Op::Add, vec![x, lane(a, 2)], 1);
+    let z = op(f, e, Op::Mul, vec![lane(a, 2), lane(k, 3)], 1);
+    let two = konst(f, e, &[2.0]);
+    let u = op(f, e, Op::Mul, vec![lane(a, 1), two], 1);
+    let three = konst(f, e, &[3.0]);
+    let w = op(f, e, Op::Mul, vec![lane(a, 3), three], 1);
+    let out = op(f, e, Op::Construct, vec![y, z, u, w], 4);
+    ret(f, e, out);
+    let cases = [
+        vec![[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]],
+        vec![[-1.5, 0.0, 0.25, 9.0], [2.0, -3.0, 0.5, -1.0]],
+    ];
+    let before = crate::liveness::pressure(&m.function);
+    let pack_then_dce = |f: &mut Function| {
+        let changed = pack::run(f);
+        dce::run(f);
+        changed
+    };
+    assert!(check(&mut m, pack_then_dce, &cases));
+    let t = text(&m);
+    // `x` is read before `z`, so `z` moves up to `x`; the constants merge into one.
+    assert!(t.contains("vec2 = mul v0.xz, v1.yw"), "{t}");
+    assert!(t.contains("vec2 = mul v0.yw, v"), "{t}");
+    assert!(t.contains("const 2.0, 3.0"), "{t}");
+    assert_eq!(t.matches("= mul").count(), 2, "{t}");
+    let after = crate::liveness::pressure(&m.function);
+    assert!(after.values < before.values, "{before:?} -> {after:?}\n{t}");
+}
+
+#[test]
+fn pack_leaves_dependent_and_mismatched_operations_alone() {
+    // y = a.x * k.x; z = y * k.y (depends on y); w = a.y * a.z (operands from other values
+    // in the same positions would need a construct).
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let k = input(f, e, 1);
+    let lane = |o: Operand, l: u8| o.reswizzled(Swizzle::splat(l));
+    let y = op(f, e, Op::Mul, vec![lane(a, 0), lane(k, 0)], 1);
+    let z = op(f, e, Op::Mul, vec![y, lane(k, 1)], 1);
+    let w = op(f, e, Op::Add, vec![lane(k, 2), lane(a, 2)], 1);
+    let v = op(f, e, Op::Add, vec![lane(a, 1), lane(k, 3)], 1);
+    let out = op(f, e, Op::Construct, vec![y, z, w, v], 4);
+    ret(f, e, out);
+    assert!(!check(
+        &mut m,
+        pack::run,
+        &[vec![[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]
+    ));
+}
+
+#[test]
+fn simplify_finds_min_max_sat_and_plain_conditions() {
+    // a = x < 0 ? 0 : x (max); b = min(max(y, 0), 1) (sat); c = (x > y) ? true : false.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let x = v.reswizzled(Swizzle::splat(0));
+    let y = v.reswizzled(Swizzle::splat(1));
+    let zero = konst(f, e, &[0.0]);
+    let one = konst(f, e, &[1.0]);
+    let lt = Operand::new(f.ins(e, Op::Cmp(CmpOp::Lt), vec![x, zero], Ty::bool(1), span()));
+    let a = op(f, e, Op::Select, vec![lt, zero, x], 1);
+    let lo = op(f, e, Op::Max, vec![y, zero], 1);
+    let b = op(f, e, Op::Min, vec![lo, one], 1);
+    let gt = Operand::new(f.ins(e, Op::Cmp(CmpOp::Gt), vec![x, y], Ty::bool(1), span()));
+    let yes = Operand::new(f.ins(e, Op::Const([1, 0, 0, 0]), vec![], Ty::bool(1), span()));
+    let no = Operand::new(f.ins(e, Op::Const([0; 4]), vec![], Ty::bool(1), span()));
+    let c = Operand::new(f.ins(e, Op::Select, vec![gt, yes, no], Ty::bool(1), span()));
+    let cf = op(f, e, Op::BoolToFloat, vec![c], 1);
+    let out = op(f, e, Op::Construct, vec![a, b, cf, one], 4);
+    ret(f, e, out);
+    let cases: Vec<Vec<[f32; 4]>> = [[-1.0, 2.0], [0.5, -0.25], [3.0, 0.5], [0.0, 0.0]]
+        .iter()
+        .map(|&[x, y]| vec![[x, y, 0.0, 0.0]])
+        .collect();
+    let simplify_then_dce = |f: &mut Function| {
+        let changed = simplify::run(f);
+        dce::run(f);
+        changed
+    };
+    assert!(check(&mut m, simplify_then_dce, &cases));
+    let t = text(&m);
+    assert!(t.contains("= max v0.x, v"), "{t}");
+    assert!(t.contains("= sat v0.y"), "{t}");
+    assert!(t.contains("bool_to_float v"), "{t}");
+    assert!(!t.contains("select"), "{t}");
+}
+
+#[test]
+fn sink_moves_work_to_its_use_without_lengthening_operands() {
+    // t1 = in0 * in1 and t2 = in0 - in1 are computed first but read last, after a chain
+    // s1..s3 that needs one register.
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let b = input(f, e, 1);
+    let t1 = op(f, e, Op::Mul, vec![a, b], 4);
+    let t2 = op(f, e, Op::Sub, vec![a, b], 4);
+    let s1 = op(f, e, Op::Add, vec![a, b], 4);
+    let s2 = op(f, e, Op::Sin, vec![s1], 4);
+    let s3 = op(f, e, Op::Cos, vec![s2], 4);
+    let u1 = op(f, e, Op::Add, vec![s3, t1], 4);
+    let u2 = op(f, e, Op::Add, vec![u1, t2], 4);
+    ret(f, e, u2);
+    let before = crate::liveness::pressure(&m.function);
+    assert!(check(
+        &mut m,
+        sink::run,
+        &[vec![[1.0, 2.0, 3.0, 4.0], [0.5; 4]]]
+    ));
+    let t = text(&m);
+    let mul = t.find("= mul").unwrap();
+    let cos = t.find("= cos").unwrap();
+    assert!(mul > cos, "the multiply moves to just before its use:\n{t}");
+    let after = crate::liveness::pressure(&m.function);
+    assert!(after.values < before.values, "{before:?} -> {after:?}");
+    // A second run finds nothing to do.
+    assert!(!sink::run(&mut m.function));
+}
