@@ -242,6 +242,29 @@ impl Function {
         id
     }
 
+    /// Splits `block` before its instruction `at`: a new block (last in the layout) takes
+    /// the instructions from `at` on, the terminator, and an `if` or region annotation (which
+    /// belongs with the branch); a loop annotation stays, as the back edge still targets
+    /// `block`. `block` then ends in a jump to the new block, which is returned.
+    pub fn split_block(&mut self, block: BlockId, at: usize) -> BlockId {
+        let span = self.blocks[block].span;
+        let tail = self.new_block(span);
+        let insts = self.blocks[block].insts.split_off(at);
+        self.blocks[tail].insts = insts;
+        let term = std::mem::replace(
+            &mut self.blocks[block].term,
+            Terminator::Jump(Edge::to(tail)),
+        );
+        self.blocks[tail].term = term;
+        if matches!(
+            self.blocks[block].structure,
+            Some(Structure::If { .. } | Structure::Region { .. })
+        ) {
+            self.blocks[tail].structure = self.blocks[block].structure.take();
+        }
+        tail
+    }
+
     /// Adds a parameter of shape `ty` to `block`.
     pub fn add_param(&mut self, block: BlockId, ty: Ty) -> Value {
         let index = self.blocks[block].params.len() as u32;

@@ -242,7 +242,7 @@ fn verify_function(module: &Module, f: &Function) -> Result<(), String> {
 }
 
 /// Control flow goes round only through loops: every back edge (to a block that dominates
-/// its source) runs from a loop's continue block to its header, and no cycle avoids a back
+/// its source) runs from a loop's continue construct to its header, and no cycle avoids a back
 /// edge (the CFG is reducible). The back ends emit loops only where a header says so.
 fn check_cycles(f: &Function, doms: &Dominators) -> Result<(), String> {
     let mut forward_preds = vec![0usize; f.blocks.len()];
@@ -253,11 +253,13 @@ fn check_cycles(f: &Function, doms: &Dominators) -> Result<(), String> {
         for s in f.blocks[a].term.successors() {
             if doms.dominates(s, a) {
                 match f.blocks[s].structure {
-                    Some(Structure::Loop { cont, .. }) if cont == a => {}
+                    // The back edge leaves the continue construct: the continue block or a
+                    // block it dominates (a pass may have split it).
+                    Some(Structure::Loop { cont, .. }) if doms.dominates(cont, a) => {}
                     _ => {
                         return Err(format!(
-                            "b{} jumps back to b{}, which is not the header of a loop that \
-                             b{} continues",
+                            "b{} jumps back to b{}, which is not the header of a loop whose \
+                             continue construct holds b{}",
                             a.index(),
                             s.index(),
                             a.index()

@@ -6,6 +6,9 @@
 //! every `if` is converted, as AGAL 1 (which has no branches) requires. Inner `if`s go first;
 //! block merging then makes the outer arms single blocks.
 //!
+//! A select is exact in MIR; where a target blends it arithmetically and a value may be
+//! infinite or NaN, the `bools` pass turns it back into a branch (see [`super::finite`]).
+//!
 //! Arms must be safe to run unconditionally: a kill in an arm becomes a kill of
 //! `cond && x`, and an arm that discards becomes `kill(cond)` (or `kill(!cond)`).
 
@@ -13,8 +16,9 @@ use crate::func::{BlockId, Edge, Function, Structure, Terminator};
 use crate::inst::{Op, Operand};
 use crate::types::Ty;
 
-/// Converts the `if`s the cost model allows. Returns whether anything changed.
-pub fn run(f: &mut Function, max_cost: Option<usize>) -> bool {
+/// Converts the `if`s the cost model allows (and, with `keep_uniform`, none that tests a
+/// bool uniform). Returns whether anything changed.
+pub fn run(f: &mut Function, max_cost: Option<usize>, keep_uniform: bool) -> bool {
     let mut changed = false;
     loop {
         let preds = f.predecessors();
@@ -30,6 +34,14 @@ pub fn run(f: &mut Function, max_cost: Option<usize>) -> bool {
             else {
                 return None;
             };
+            if keep_uniform
+                && matches!(
+                    f.def_inst(cond.value).map(|d| d.op),
+                    Some(Op::LoadBoolUniform { .. })
+                )
+            {
+                return None;
+            }
             let then_arm = arm(f, &preds, h, then, merge)?;
             let else_arm = arm(f, &preds, h, otherwise, merge)?;
             let cost = then_arm.cost(f) + else_arm.cost(f);

@@ -12,6 +12,8 @@
 //! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
 //! ifconvert small `if`s become selects (all of them for targets without branches)
+//! bools     bools become floats, except branch and kill conditions (back ends)
+//! expand    operations the target lacks become ones it has (back ends)
 //! pack      independent scalar and vec2 operations share one vec4 instruction
 //! mad       a multiply feeding only an add becomes one multiply-add
 //! sink      instructions move down to their first use, where no operand lives longer
@@ -22,10 +24,13 @@
 //! IR is caught where it does.
 
 pub mod blocks;
+pub mod bools;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
 pub mod exits;
+pub mod expand;
+pub mod finite;
 pub mod fold;
 pub mod ifconvert;
 pub mod mad;
@@ -52,6 +57,17 @@ pub struct Options {
     pub unroll_budget: usize,
     /// Whether independent narrow operations are packed into vec4 ones.
     pub pack: bool,
+    /// Whether a multiply feeding an add becomes a multiply-add (not for AGAL, which has
+    /// none).
+    pub fuse_mad: bool,
+    /// Whether `if`s on bool uniforms stay branches (a PICA200 IFU costs one word and
+    /// computes one arm only).
+    pub keep_uniform_branches: bool,
+    /// Whether bools become floats except branch and kill conditions (for the back ends;
+    /// see [`bools`]).
+    pub float_bools: bool,
+    /// Operations the target lacks, expanded into ones it has.
+    pub expand: expand::Expand,
 }
 
 /// Which `if`s the if-conversion pass turns into selects.
@@ -73,6 +89,41 @@ impl Default for Options {
             unroll_trips: 8,
             unroll_budget: 256,
             pack: true,
+            fuse_mad: true,
+            keep_uniform_branches: false,
+            float_bools: false,
+            expand: expand::Expand::default(),
+        }
+    }
+}
+
+impl Options {
+    /// The PICA200's choices: its expansions, bools as floats, `if`s on bool uniforms kept
+    /// as IFU branches, small `if`s (six instructions) as selects.
+    pub fn pica() -> Options {
+        Options {
+            keep_uniform_branches: true,
+            float_bools: true,
+            expand: expand::Expand::pica(),
+            ..Options::default()
+        }
+    }
+
+    /// AGAL's choices: its expansions, bools as floats, no multiply-add; with `branches`
+    /// false (AGAL 1) every `if` becomes selects and loops must unroll completely.
+    pub fn agal(branches: bool) -> Options {
+        Options {
+            if_conversion: if branches {
+                IfConversion::UpTo(6)
+            } else {
+                IfConversion::All
+            },
+            unroll_trips: if branches { 8 } else { 256 },
+            unroll_budget: if branches { 256 } else { 2048 },
+            fuse_mad: false,
+            float_bools: true,
+            expand: expand::Expand::agal(),
+            ..Options::default()
         }
     }
 }
@@ -113,8 +164,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
             IfConversion::UpTo(n) => Some(n),
             _ => None,
         };
+        let keep_uniform = options.keep_uniform_branches;
         loop {
-            let changed = ifconvert::run(&mut module.function, cost);
+            let changed = ifconvert::run(&mut module.function, cost, keep_uniform);
             check(module, "ifconvert", changed)?;
             rounds += cleanup(module)?;
             if !changed {
@@ -122,12 +174,23 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
             }
         }
     }
+    if options.float_bools {
+        let branches = options.if_conversion != IfConversion::All;
+        let changed = bools::run(&mut module.function, branches);
+        check(module, "bools", changed)?;
+    }
+    let what = options.expand;
+    let changed = expand::run(&mut module.function, &what);
+    check(module, "expand", changed)?;
+    rounds += cleanup(module)?;
     if options.pack {
         run_pass(module, "pack", pack::run)?;
         rounds += cleanup(module)?;
     }
-    run_pass(module, "mad", mad::run)?;
-    rounds += cleanup(module)?;
+    if options.fuse_mad {
+        run_pass(module, "mad", mad::run)?;
+        rounds += cleanup(module)?;
+    }
     run_pass(module, "sink", sink::run)?;
     run_pass(module, "order", order::run)?;
     Ok(Stats {

@@ -388,7 +388,7 @@ fn diamond() -> Module {
 fn ifconvert_turns_a_small_if_into_a_select() {
     let mut m = diamond();
     let cases = [vec![[3.0, 1.0, 0.0, 0.0]], vec![[1.0, 3.0, 0.0, 0.0]]];
-    assert!(check(&mut m, |f| ifconvert::run(f, Some(4)), &cases));
+    assert!(check(&mut m, |f| ifconvert::run(f, Some(4), false), &cases));
     let t = text(&m);
     assert!(t.contains("select v1, "), "{t}");
     assert!(!t.contains("branch"), "{t}");
@@ -399,7 +399,7 @@ fn ifconvert_respects_its_cost_model() {
     let mut m = diamond();
     assert!(!check(
         &mut m,
-        |f| ifconvert::run(f, Some(1)),
+        |f| ifconvert::run(f, Some(1), false),
         &[vec![[1.0; 4]]]
     ));
 }
@@ -415,7 +415,7 @@ fn ifconvert_turns_a_discard_into_a_kill() {
     };
     f.blocks[t].term = Terminator::Discard;
     let cases = [vec![[3.0, 1.0, 0.0, 0.0]], vec![[1.0, 3.0, 0.0, 0.0]]];
-    assert!(check(&mut m, |f| ifconvert::run(f, None), &cases));
+    assert!(check(&mut m, |f| ifconvert::run(f, None, false), &cases));
     assert!(text(&m).contains("kill v1"), "{}", text(&m));
 }
 
@@ -696,4 +696,222 @@ fn sink_moves_work_to_its_use_without_lengthening_operands() {
     assert!(after.values < before.values, "{before:?} -> {after:?}");
     // A second run finds nothing to do.
     assert!(!sink::run(&mut m.function));
+}
+
+/// Runs `pass` and checks results within a relative tolerance (expansions approximate).
+fn check_close(
+    m: &mut Module,
+    pass: impl Fn(&mut Function) -> bool,
+    cases: &[Vec<[f32; 4]>],
+    tolerance: f32,
+) -> bool {
+    verify(m).expect("valid before");
+    let before: Vec<Outcome> = cases.iter().map(|c| outputs(m, c)).collect();
+    let changed = pass(&mut m.function);
+    verify(m).unwrap_or_else(|e| panic!("{e}\n{}", text(m)));
+    for (case, b) in cases.iter().zip(&before) {
+        let a = outputs(m, case);
+        let (Outcome::Outputs(x), Outcome::Outputs(y)) = (b, &a) else {
+            panic!("{b:?} {a:?}");
+        };
+        for (p, q) in x.iter().flatten().zip(y.iter().flatten()) {
+            let scale = p.abs().max(1.0);
+            assert!(
+                (p - q).abs() <= tolerance * scale,
+                "{case:?}: {p} became {q}\n{}",
+                text(m)
+            );
+        }
+    }
+    changed
+}
+
+/// One module computing `ops` of input 0 (one lane each, `in.x` and `in.y` as operands).
+fn unary_ops(ops: &[Op]) -> Module {
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let x = v.reswizzled(Swizzle::splat(0));
+    let y = v.reswizzled(Swizzle::splat(1));
+    let mut lanes = Vec::new();
+    for &o in ops {
+        let args = match o.arity() {
+            Some(2) => vec![x, y],
+            _ => vec![x],
+        };
+        lanes.push(op(f, e, o, args, 1));
+    }
+    let mut acc = lanes[0];
+    for &l in &lanes[1..] {
+        // Sum with distinct weights, so every result counts.
+        let k = konst(f, e, &[1.618]);
+        acc = op(f, e, Op::Mad, vec![acc, k, l], 1);
+    }
+    let out = op(f, e, Op::Construct, vec![acc, acc, acc, acc], 4);
+    ret(f, e, out);
+    m
+}
+
+#[test]
+fn expand_leaves_only_what_each_target_has() {
+    let ops = [
+        Op::Sin,
+        Op::Cos,
+        Op::Div,
+        Op::Pow,
+        Op::Sqrt,
+        Op::Round,
+        Op::RoundEven,
+        Op::Trunc,
+        Op::Ceil,
+        Op::Sign,
+        Op::Fract,
+        Op::Floor,
+    ];
+    // x over several turns (both signs, ties for rounding), y > 0 for pow and division.
+    let cases: Vec<Vec<[f32; 4]>> = [-7.25, -2.5, -0.5, 0.0, 0.3, 1.5, 2.5, 3.7, 12.9]
+        .iter()
+        .map(|&x: &f32| vec![[x, 0.75 + x.abs() * 0.1, 0.0, 0.0]])
+        .collect();
+    for (name, what) in [
+        ("pica", expand::Expand::pica()),
+        ("agal", expand::Expand::agal()),
+    ] {
+        let mut m = unary_ops(&ops);
+        // pow and sqrt of a negative x are undefined: feed them |x|.
+        for &i in &m.function.blocks[m.function.entry].insts.clone() {
+            if matches!(m.function.insts[i].op, Op::Pow | Op::Sqrt) {
+                m.function.insts[i].args[0].abs = true;
+            }
+        }
+        let run = |f: &mut Function| expand::run(f, &what);
+        assert!(check_close(&mut m, run, &cases, 1e-5), "{name}");
+        let t = text(&m);
+        let gone: &[&str] = match name {
+            "pica" => &[
+                "= sin", "= cos", "= div", "= pow", "= sqrt", "= round", "= trunc", "= ceil",
+                "= sign", "= fract",
+            ],
+            _ => &["= round", "= trunc", "= ceil", "= sign", "= floor"],
+        };
+        for g in gone {
+            assert!(!t.contains(g), "{name}: {g} left:\n{t}");
+        }
+    }
+}
+
+#[test]
+fn expand_keeps_sin_accurate_over_many_turns() {
+    let mut m = unary_ops(&[Op::Sin, Op::Cos]);
+    let cases: Vec<Vec<[f32; 4]>> = (-40..=40)
+        .map(|k| vec![[k as f32 * 0.37, 0.0, 0.0, 0.0]])
+        .collect();
+    let what = expand::Expand::pica();
+    assert!(check_close(&mut m, |f| expand::run(f, &what), &cases, 1e-5));
+}
+
+#[test]
+fn bools_become_floats_except_conditions() {
+    // c = in.x < in.y; d = in.z > 0; out = vec4(select(c && d, in.x, in.y), float(c), ...);
+    // kill(c) stays a condition.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let lane = |l: u8| v.reswizzled(Swizzle::splat(l));
+    let zero = konst(f, e, &[0.0]);
+    let c = Operand::new(f.ins(
+        e,
+        Op::Cmp(CmpOp::Lt),
+        vec![lane(0), lane(1)],
+        Ty::bool(1),
+        span(),
+    ));
+    let d = Operand::new(f.ins(
+        e,
+        Op::Cmp(CmpOp::Gt),
+        vec![lane(2), zero],
+        Ty::bool(1),
+        span(),
+    ));
+    let cd = Operand::new(f.ins(e, Op::And, vec![c, d], Ty::bool(1), span()));
+    let s = op(f, e, Op::Select, vec![cd, lane(0), lane(1)], 1);
+    let k = Operand::new(f.ins(
+        e,
+        Op::Cmp(CmpOp::Gt),
+        vec![lane(3), zero],
+        Ty::bool(1),
+        span(),
+    ));
+    f.push(e, Op::Kill, vec![k], &[], span());
+    let cf = op(f, e, Op::BoolToFloat, vec![c], 1);
+    let out = op(f, e, Op::Construct, vec![s, cf, s, s], 4);
+    ret(f, e, out);
+    let cases: Vec<Vec<[f32; 4]>> = [
+        [1.0, 2.0, 1.0, -1.0],
+        [3.0, 2.0, 1.0, -1.0],
+        [1.0, 2.0, -1.0, -1.0],
+        [1.0, 2.0, 1.0, 1.0],
+    ]
+    .iter()
+    .map(|&x| vec![x])
+    .collect();
+    let bools_then_dce = |f: &mut Function| {
+        let changed = bools::run(f, true);
+        dce::run(f);
+        changed
+    };
+    assert!(check(&mut m, bools_then_dce, &cases));
+    let t = text(&m);
+    assert!(!t.contains("select"), "{t}");
+    assert!(!t.contains("= and"), "{t}");
+    // The kill's comparison stays a bool.
+    assert!(t.contains("bool = cmp.gt v0.w"), "{t}");
+    assert!(t.contains("kill v"), "{t}");
+}
+
+/// `out = in.x > 0 ? 1 / in.x : 0`.
+fn guarded_reciprocal() -> Module {
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let x = v.reswizzled(Swizzle::splat(0));
+    let zero = konst(f, e, &[0.0]);
+    let c = Operand::new(f.ins(e, Op::Cmp(CmpOp::Gt), vec![x, zero], Ty::bool(1), span()));
+    let r = op(f, e, Op::Rcp, vec![x], 1);
+    let s = op(f, e, Op::Select, vec![c, r, zero], 1);
+    let out = op(f, e, Op::Construct, vec![s, s, s, s], 4);
+    ret(f, e, out);
+    m
+}
+
+#[test]
+fn bools_branch_around_a_select_of_a_possibly_infinite_value() {
+    // With branches the select must not become (1/x) * c, NaN at x = 0.
+    let mut m = guarded_reciprocal();
+    let cases = [
+        vec![[0.0; 4]],
+        vec![[2.0, 0.0, 0.0, 0.0]],
+        vec![[-1.0, 0.0, 0.0, 0.0]],
+    ];
+    assert!(check(&mut m, |f| bools::run(f, true), &cases));
+    let t = text(&m);
+    assert!(t.contains("; if, merge"), "a branch, not a blend:\n{t}");
+    // Without branches (AGAL 1) it is the blend, and NaN at 0 as that hardware computes it.
+    let mut m = guarded_reciprocal();
+    assert!(bools::run(&mut m.function, false));
+    dce::run(&mut m.function);
+    verify(&m).unwrap();
+    let t = text(&m);
+    assert!(!t.contains("; if") && !t.contains("select"), "{t}");
+    let Outcome::Outputs(o) = outputs(&m, &cases[0]) else {
+        panic!()
+    };
+    assert!(o[0][0].is_nan(), "{o:?}");
+    let Outcome::Outputs(o) = outputs(&m, &cases[1]) else {
+        panic!()
+    };
+    assert_eq!(o[0][0], 0.5);
 }
