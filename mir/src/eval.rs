@@ -374,10 +374,12 @@ fn mask(v: Lanes, lanes: u8, kind: Kind) -> Lanes {
     })
 }
 
+/// GLSL's `min`: `b < a ? b : a`, so `a` when either is NaN.
 fn min(a: f32, b: f32) -> f32 {
-    if a < b { a } else { b }
+    if b < a { b } else { a }
 }
 
+/// GLSL's `max`: `a < b ? b : a`, so `a` when either is NaN.
 fn max(a: f32, b: f32) -> f32 {
-    if a > b { a } else { b }
+    if a < b { b } else { a }
 }

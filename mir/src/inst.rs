@@ -187,9 +187,10 @@ pub enum Op {
     Mul,
     /// `a / b`.
     Div,
-    /// `min(a, b)`: `b` when either is NaN (the GLSL and PICA200 order).
+    /// `min(a, b)` as GLSL defines it, `b < a ? b : a`: `a` when either is NaN (the
+    /// PICA200's MIN returns its second operand then, so it takes them swapped).
     Min,
-    /// `max(a, b)`: `b` when either is NaN.
+    /// `max(a, b)` as GLSL defines it, `a < b ? b : a`: `a` when either is NaN.
     Max,
     /// `pow(a, b)`.
     Pow,
