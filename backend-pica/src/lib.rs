@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod asm;
+pub mod codegen;
 pub mod decode;
 pub mod disasm;
 pub mod encode;

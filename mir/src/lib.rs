@@ -33,6 +33,7 @@ pub mod regions;
 pub mod shape;
 pub mod span;
 pub mod types;
+pub mod vcode;
 pub mod verify;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};

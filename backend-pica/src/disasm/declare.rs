@@ -78,9 +78,31 @@ pub(super) fn declare(
     warnings: &mut Vec<String>,
 ) {
     let mut names: HashMap<String, ()> = HashMap::new();
-    let mut name_ok = |name: &str, warnings: &mut Vec<String>| {
+    // A name picasso cannot read (`lights[2].color` from a struct array) is written with
+    // `_` for each character it rejects, so the listing still assembles; only the symbol
+    // string differs then, and a warning says so.
+    let mut name_ok = |name: &mut String, warnings: &mut Vec<String>| {
         if !crate::asm::is_identifier(name) || looks_like_register(name) {
-            warnings.push(format!("name {name:?} is not usable in picasso"));
+            let spelled: String = name
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    let ok = c == '$'
+                        || c == '_'
+                        || c.is_ascii_alphabetic()
+                        || (i > 0 && c.is_ascii_digit());
+                    if ok { c } else { '_' }
+                })
+                .collect();
+            let spelled = if looks_like_register(&spelled) {
+                format!("_{spelled}")
+            } else {
+                spelled
+            };
+            warnings.push(format!(
+                "name {name:?} is not usable in picasso; written as {spelled:?}"
+            ));
+            *name = spelled;
         }
         if names.insert(name.to_string(), ()).is_some() {
             warnings.push(format!("name {name:?} is declared twice"));
@@ -130,8 +152,8 @@ pub(super) fn declare(
     let mut input_mask = 0u16;
     for u in &dvle.uniforms {
         if let Some((UniformFile::Input, n, count)) = u.range() {
-            let name = u.name.replace('.', "$");
-            name_ok(&name, warnings);
+            let mut name = u.name.replace('.', "$");
+            name_ok(&mut name, warnings);
             if count != 1 || n == 15 {
                 warnings.push(format!(
                     "input {name} (v{n}, {count} registers) has no picasso spelling"
@@ -164,8 +186,8 @@ pub(super) fn declare(
             })
             .collect();
         entries.sort_by_key(|e| e.1);
-        for (name, n, count) in entries {
-            name_ok(&name, warnings);
+        for (mut name, n, count) in entries {
+            name_ok(&mut name, warnings);
             let decl = |name: &str, count: u16| {
                 if count == 1 {
                     format!(".{directive} {name}\n")

@@ -174,14 +174,18 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
             }
         }
     }
+    // Expansions make bools (roundEven's tie test), and the bools pass makes operations
+    // that may need expanding (its blends' multiply-adds): expand on both sides of it.
+    let what = options.expand;
+    let changed = expand::run(&mut module.function, &what);
+    check(module, "expand", changed)?;
     if options.float_bools {
         let branches = options.if_conversion != IfConversion::All;
         let changed = bools::run(&mut module.function, branches);
         check(module, "bools", changed)?;
+        let changed = expand::run(&mut module.function, &what);
+        check(module, "expand", changed)?;
     }
-    let what = options.expand;
-    let changed = expand::run(&mut module.function, &what);
-    check(module, "expand", changed)?;
     rounds += cleanup(module)?;
     if options.pack {
         run_pass(module, "pack", pack::run)?;

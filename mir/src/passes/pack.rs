@@ -137,8 +137,9 @@ fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
             if ta.kind != tc.kind || ta.lanes + tc.lanes > 4 {
                 continue;
             }
+            // Constants do not count: a merged constant operand is made anew.
             let can_hoist = c.args.iter().all(|x| match def_at.get(&x.value) {
-                Some(&d) => d < pos_i && !sunk[d],
+                Some(&d) => (d < pos_i && !sunk[d]) || matches!(f.insts[insts[d]].op, Op::Const(_)),
                 None => true,
             });
             let can_sink = !pinned.contains(&ra) && first_use.get(&ra).is_none_or(|&u| u > pos_j);

@@ -1,0 +1,543 @@
+//! Emission: allocated virtual code to PICA200 instructions, laid out by the MIR's
+//! structured regions.
+//!
+//! - An `if` is IFC (on `cmp.x`, which the CMP at the end of its block set) or IFU (on a
+//!   bool uniform), its then-part, and an else-part; an arm that only continues the loop
+//!   makes the continue block the merge of both arms.
+//! - A loop is LOOP over an integer constant of 256 iterations (the most one LOOP can run)
+//!   with BREAKC at each exit; exits must be at the loop's top level (BREAK inside an IF is
+//!   undefined on the hardware).
+//! - Register moves that regalloc2 asks for become MOVs where they belong: in the block, in
+//!   an arm (for a split edge), or after the loop (for its exit edge).
+//! - Padding NOPs go where picasso puts them ([`crate::asm::padding`]), and a NOP between two
+//!   MOVAs, so that the listing of the result assembles to the same words.
+
+use std::collections::HashMap;
+
+use mir::func::{BlockId, Function, Structure, Terminator};
+use mir::vcode::{Allocated, Item, Origin, VCode};
+use mir::{Diagnostic, Span};
+
+use super::select::Test;
+use super::vinst::{VDst, VInst, VOp, VSrc};
+use crate::asm::padding::{Closing, needs_nop};
+use crate::inst::{Inst, UnaryOp};
+use crate::limits;
+use crate::operand::{BoolReg, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg, Target};
+
+/// What emission produces.
+pub struct Emitted {
+    /// The code of `main`, ending in END.
+    pub code: Vec<Inst>,
+    /// Integer constants the loops need: `(iN, [count - 1, start, step, 0])`.
+    pub int_constants: Vec<(u8, [u8; 4])>,
+    /// Temporaries used (the highest register number plus one).
+    pub temporaries: usize,
+}
+
+/// Emits `code` (allocated as `alloc`) for function `f`.
+pub fn emit(
+    f: &Function,
+    code: &VCode<VInst>,
+    alloc: &Allocated,
+    branches: &HashMap<BlockId, Test>,
+) -> Result<Emitted, Vec<Diagnostic>> {
+    let mut e = Emitter {
+        f,
+        code,
+        alloc,
+        branches,
+        out: Vec::new(),
+        closed: false,
+        errors: Vec::new(),
+        loops: Vec::new(),
+        if_depth: 0,
+        int_constants: Vec::new(),
+        temporaries: 0,
+    };
+    e.region(f.entry, None);
+    if e.out.last() != Some(&Inst::End) {
+        e.push(Inst::End);
+    }
+    if e.errors.is_empty() {
+        Ok(Emitted {
+            temporaries: e.temporaries,
+            code: e.out,
+            int_constants: e.int_constants,
+        })
+    } else {
+        Err(e.errors)
+    }
+}
+
+/// The loop being emitted.
+#[derive(Clone, Copy)]
+struct LoopCtx {
+    header: BlockId,
+    merge: BlockId,
+    cont: BlockId,
+    /// IF depth at the loop's top level.
+    if_depth: usize,
+}
+
+/// Where an arm of an `if` goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// To the `if`'s merge.
+    Merge,
+    /// To the enclosing loop's continue block.
+    Continue,
+    /// Out of the enclosing loop.
+    Break,
+    /// To the end of the program.
+    Return,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    code: &'a VCode<VInst>,
+    alloc: &'a Allocated,
+    branches: &'a HashMap<BlockId, Test>,
+    out: Vec<Inst>,
+    /// The last thing emitted closed an IF or LOOP (picasso pads the next `.end`/`.else`).
+    closed: bool,
+    errors: Vec<Diagnostic>,
+    loops: Vec<LoopCtx>,
+    if_depth: usize,
+    int_constants: Vec<(u8, [u8; 4])>,
+    temporaries: usize,
+}
+
+impl Emitter<'_> {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error("pica.control-flow", message).with_span(span));
+    }
+
+    fn push(&mut self, inst: Inst) {
+        // Two MOVAs in a row do not work on the hardware.
+        if matches!(inst, Inst::Mova { .. }) && matches!(self.out.last(), Some(Inst::Mova { .. })) {
+            self.out.push(Inst::Nop);
+        }
+        self.out.push(inst);
+        self.closed = false;
+    }
+
+    /// A padding NOP where picasso would put one, closing a block opened at `start`.
+    fn pad(&mut self, closing: Closing, start: usize) {
+        if needs_nop(&self.out, closing, start, self.closed) {
+            self.out.push(Inst::Nop);
+        }
+        self.closed = false;
+    }
+
+    fn target(&mut self, addr: usize) -> Target {
+        Target::new(addr as u32).unwrap_or_else(|| {
+            self.errors.push(Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "the program needs more than {} words of code",
+                    limits::MAX_CODE_WORDS
+                ),
+            ));
+            Target::from_field(0)
+        })
+    }
+
+    /// Emits the instructions and moves of a virtual block (not its terminator).
+    fn items(&mut self, origin: Origin) {
+        let Some(vb) = self.code.block_of(origin) else {
+            return;
+        };
+        for item in self.alloc.block_items(self.code, vb) {
+            match item {
+                Item::Inst(i) => {
+                    if let Some(inst) = self.code.inst(i) {
+                        let machine = self.machine(i, inst);
+                        self.push(machine);
+                    }
+                }
+                Item::Move { from, to } => {
+                    self.temporaries = self.temporaries.max(from.max(to) + 1);
+                    let mov = Inst::Unary {
+                        op: UnaryOp::Mov,
+                        dst: Dest::new(DstReg::Temp(to as u8)),
+                        src: Source::new(SrcReg::Temp(from as u8)),
+                    };
+                    self.push(mov);
+                }
+            }
+        }
+    }
+
+    /// The machine instruction for virtual instruction `i`.
+    fn machine(&mut self, i: usize, inst: &VInst) -> Inst {
+        let mut k = 0;
+        let mut used = 0;
+        let mut next = |s: &Self| {
+            let r = s.alloc.reg(i, k);
+            k += 1;
+            used = used.max(r + 1);
+            r as u8
+        };
+        let src = |s: &Self, op: VOp, next: &mut dyn FnMut(&Self) -> u8| -> Source {
+            let (reg, index) = match op.src {
+                VSrc::Temp(_) => (SrcReg::Temp(next(s)), RelIndex::None),
+                VSrc::Input(n) => (SrcReg::Input(n), RelIndex::None),
+                VSrc::Const(n) => (SrcReg::Const(n), RelIndex::None),
+                VSrc::Indexed { base, index } => (SrcReg::Const(base), index),
+            };
+            Source {
+                reg,
+                swizzle: op.swizzle,
+                negate: op.neg,
+                index,
+            }
+        };
+        let sources: Vec<Source> = inst
+            .sources()
+            .into_iter()
+            .map(|op| src(self, op, &mut next))
+            .collect();
+        let dst = inst.dst().map(|d| match d {
+            VDst::Temp(_, mask) => Dest {
+                reg: DstReg::Temp(next(self)),
+                mask,
+            },
+            VDst::Tied { mask, .. } => {
+                let _prev = next(self);
+                Dest {
+                    reg: DstReg::Temp(next(self)),
+                    mask,
+                }
+            }
+            VDst::Output(n, mask) => Dest {
+                reg: DstReg::Output(n),
+                mask,
+            },
+        });
+        let built = match (*inst, dst) {
+            (VInst::Binary { op, .. }, Some(d)) => Inst::binary(op, d, sources[0], sources[1]),
+            (VInst::Unary { op, .. }, Some(d)) => Inst::unary(op, d, sources[0]),
+            (VInst::Mad { .. }, Some(d)) => Inst::mad(d, sources[0], sources[1], sources[2]),
+            (VInst::Mova { mask, .. }, _) => Inst::mova(mask, sources[0]),
+            (VInst::Cmp { x, y, .. }, _) => Inst::cmp(sources[0], x, y, sources[1]),
+            _ => unreachable!("every writing instruction has a destination"),
+        };
+        self.temporaries = self.temporaries.max(used);
+        built.unwrap_or_else(|e| {
+            self.errors.push(Diagnostic::error(
+                "pica.internal",
+                format!("internal: instruction selection made an unencodable instruction: {e}"),
+            ));
+            Inst::Nop
+        })
+    }
+
+    /// Emits from block `b` on until reaching `stop` (exclusive), or the enclosing loop's
+    /// merge (a break) or header (the back edge), or the end of the program.
+    fn region(&mut self, mut b: BlockId, stop: Option<BlockId>) -> End {
+        loop {
+            if Some(b) == stop {
+                return End::Merge;
+            }
+            if let Some(l) = self.loops.last() {
+                if b == l.merge {
+                    return End::Break;
+                }
+                if b == l.header {
+                    return End::Continue;
+                }
+            }
+            if let Some(Structure::Loop { merge, cont }) = self.f.blocks[b].structure {
+                self.emit_loop(b, merge, cont);
+                b = merge;
+                continue;
+            }
+            match self.block(b) {
+                Some(next) => b = next,
+                None => return End::Return,
+            }
+        }
+    }
+
+    /// Emits block `b` and its terminator; returns where code continues (`None` after the
+    /// program's end).
+    fn block(&mut self, b: BlockId) -> Option<BlockId> {
+        self.items(Origin::Block(b));
+        match self.f.blocks[b].term.clone() {
+            Terminator::Jump(e) => Some(e.target),
+            Terminator::Branch {
+                then, otherwise, ..
+            } => self.emit_if(b, then.target, otherwise.target),
+            Terminator::Return(_) | Terminator::Discard | Terminator::Unreachable => {
+                self.push(Inst::End);
+                None
+            }
+        }
+    }
+
+    /// Whether the split edge `from -> to` has code (moves of its arguments).
+    fn edge_has_code(&self, from: BlockId, to: BlockId) -> bool {
+        self.code
+            .block_of(Origin::Edge(from, to))
+            .is_some_and(|vb| {
+                self.alloc
+                    .block_items(self.code, vb)
+                    .iter()
+                    .any(|i| match i {
+                        Item::Move { .. } => true,
+                        Item::Inst(k) => self.code.inst(*k).is_some(),
+                    })
+            })
+    }
+
+    /// `to`, or the loop merge `merge` when `to` only jumps on to it through blocks without
+    /// code (an empty `then { break; }` arm).
+    fn skip_empty(&self, from: BlockId, to: BlockId, merge: BlockId) -> BlockId {
+        let empty = |this: &Self, o: Origin| {
+            this.code.block_of(o).is_none_or(|vb| {
+                this.alloc
+                    .block_items(this.code, vb)
+                    .iter()
+                    .all(|i| match i {
+                        Item::Move { .. } => false,
+                        Item::Inst(k) => this.code.inst(*k).is_none(),
+                    })
+            })
+        };
+        let mut b = to;
+        if !empty(self, Origin::Edge(from, to)) {
+            return to;
+        }
+        for _ in 0..self.f.blocks.len() {
+            if b == merge {
+                return merge;
+            }
+            let block = &self.f.blocks[b];
+            match &block.term {
+                Terminator::Jump(e)
+                    if block.structure.is_none()
+                        && block.params.is_empty()
+                        && empty(self, Origin::Block(b)) =>
+                {
+                    b = e.target
+                }
+                _ => return to,
+            }
+        }
+        to
+    }
+
+    /// Where an arm starting at `start` goes, for an `if` merging at `merge`.
+    fn arm_end(&self, start: BlockId, merge: BlockId) -> End {
+        let mut b = start;
+        for _ in 0..self.f.blocks.len() + 1 {
+            if b == merge {
+                return End::Merge;
+            }
+            if let Some(l) = self.loops.last() {
+                if b == l.cont || b == l.header {
+                    return End::Continue;
+                }
+                if b == l.merge {
+                    return End::Break;
+                }
+            }
+            b = match self.f.blocks[b].structure {
+                Some(Structure::If { merge } | Structure::Loop { merge, .. }) => merge,
+                _ => match &self.f.blocks[b].term {
+                    Terminator::Jump(e) => e.target,
+                    Terminator::Branch { then, .. } => then.target,
+                    _ => return End::Return,
+                },
+            };
+        }
+        End::Return
+    }
+
+    /// The condition word parts for block `b`'s test, true when the branch is taken.
+    fn condition(&self, b: BlockId, when: bool) -> Option<Result<Condition, BoolReg>> {
+        match self.branches.get(&b)? {
+            Test::Cmp => Some(Ok(Condition::x(when))),
+            Test::Bool(n) => BoolReg::new(*n).map(Err),
+        }
+    }
+
+    /// Emits the conditional branch ending block `b`; returns where code continues.
+    fn emit_if(&mut self, b: BlockId, t: BlockId, e: BlockId) -> Option<BlockId> {
+        let span = self.f.blocks[b].span;
+        // A branch out of the loop: BREAKC, then the other way on.
+        if let Some(l) = self.loops.last().copied() {
+            let (t, e) = (
+                self.skip_empty(b, t, l.merge),
+                self.skip_empty(b, e, l.merge),
+            );
+            if t == l.merge || e == l.merge {
+                let (when, other) = if t == l.merge { (true, e) } else { (false, t) };
+                if self.if_depth != l.if_depth {
+                    self.error(
+                        span,
+                        "a break inside an `if` in a loop that is not unrolled (the PICA200 \
+                         can only leave a loop from its top level)",
+                    );
+                }
+                match self.condition(b, when) {
+                    Some(Ok(cond)) => self.push(Inst::BreakC { cond }),
+                    _ => self.error(
+                        span,
+                        "a loop that ends on a bool uniform (the PICA200 has no BREAK on one)",
+                    ),
+                }
+                self.items(Origin::Edge(b, other));
+                return Some(other);
+            }
+        }
+        let Some(Structure::If { merge }) = self.f.blocks[b].structure else {
+            self.error(
+                span,
+                "internal: a conditional branch outside any `if` or loop",
+            );
+            return None;
+        };
+        let ends = [self.arm_end(t, merge), self.arm_end(e, merge)];
+        if ends.contains(&End::Break) {
+            self.error(
+                span,
+                "code before a break inside an `if` in a loop that is not unrolled",
+            );
+            return None;
+        }
+        let stop = match self.loops.last() {
+            Some(l) if ends.contains(&End::Continue) => l.cont,
+            _ => merge,
+        };
+        // An empty then-part costs a padding NOP: test the other way when the test allows.
+        let then_empty = t == stop && !self.edge_has_code(b, t);
+        let else_empty = e == stop && !self.edge_has_code(b, e);
+        let swap = then_empty && !else_empty && matches!(self.branches.get(&b), Some(Test::Cmp));
+        let (first, second, when) = if swap { (e, t, false) } else { (t, e, true) };
+        if self.if_depth == limits::IF_STACK_DEPTH {
+            self.error(
+                span,
+                format!(
+                    "`if`s nested deeper than {} (the PICA200's IF stack)",
+                    limits::IF_STACK_DEPTH
+                ),
+            );
+        }
+        let pos = self.out.len();
+        let zero = Target::from_field(0);
+        match self.condition(b, when) {
+            Some(Ok(cond)) => self.push(Inst::IfC {
+                cond,
+                dst: zero,
+                num: 0,
+            }),
+            Some(Err(breg)) => self.push(Inst::IfU {
+                b: breg,
+                dst: zero,
+                num: 0,
+            }),
+            None => {
+                self.error(span, "internal: a branch with no test");
+                return None;
+            }
+        }
+        self.if_depth += 1;
+        self.items(Origin::Edge(b, first));
+        if first != stop {
+            self.region(first, Some(stop));
+        }
+        let has_else = second != stop || self.edge_has_code(b, second);
+        let mut else_start = None;
+        if has_else {
+            self.pad(Closing::Else, pos);
+            else_start = Some(self.out.len());
+            self.items(Origin::Edge(b, second));
+            if second != stop {
+                self.region(second, Some(stop));
+            }
+        }
+        self.pad(Closing::If, pos);
+        let here = self.out.len();
+        let (dst, num) = match else_start {
+            Some(start) => (start, here - start),
+            None => (here, 0),
+        };
+        let dst = self.target(dst);
+        let num = u8::try_from(num).unwrap_or_else(|_| {
+            self.error(span, "an else-part longer than 255 words (NUM has 8 bits)");
+            0
+        });
+        match &mut self.out[pos] {
+            Inst::IfC { dst: d, num: n, .. } | Inst::IfU { dst: d, num: n, .. } => {
+                *d = dst;
+                *n = num;
+            }
+            _ => {}
+        }
+        self.if_depth -= 1;
+        self.closed = true;
+        Some(stop)
+    }
+
+    /// Emits a loop: LOOP over 256 iterations, the body from the header to the back edge,
+    /// then the moves of its exit edge.
+    fn emit_loop(&mut self, h: BlockId, merge: BlockId, cont: BlockId) {
+        let span = self.f.blocks[h].span;
+        if self.loops.len() == limits::LOOP_STACK_DEPTH {
+            self.error(
+                span,
+                format!(
+                    "loops nested deeper than {} (the PICA200's LOOP stack)",
+                    limits::LOOP_STACK_DEPTH
+                ),
+            );
+            return;
+        }
+        // The iteration count: the most one LOOP runs (i.x + 1 = 256).
+        let ireg = 3 - self.int_constants.len().min(3) as u8;
+        if !self.int_constants.iter().any(|(r, _)| *r == ireg) {
+            self.int_constants.push((ireg, [255, 0, 1, 0]));
+        }
+        let pos = self.out.len();
+        self.push(Inst::Loop {
+            i: IntReg::new(ireg).unwrap_or(IntReg::from_field(3)),
+            last: Target::from_field(0),
+        });
+        self.loops.push(LoopCtx {
+            header: h,
+            merge,
+            cont,
+            if_depth: self.if_depth,
+        });
+        if let Some(next) = self.block(h) {
+            self.region(next, None);
+        }
+        self.loops.pop();
+        self.pad(Closing::Loop, pos);
+        let last = self.out.len().saturating_sub(1);
+        let last = self.target(last);
+        if let Inst::Loop { last: l, .. } = &mut self.out[pos] {
+            *l = last;
+        }
+        self.closed = true;
+        // The exit edge's moves run once the loop is done: there must be one such edge.
+        let exits: Vec<BlockId> = self
+            .f
+            .layout
+            .iter()
+            .copied()
+            .filter(|&x| self.edge_has_code(x, merge))
+            .collect();
+        match exits.as_slice() {
+            [] => {}
+            [x] => self.items(Origin::Edge(*x, merge)),
+            _ => self.error(
+                span,
+                "a loop whose exits need different register moves (not supported yet)",
+            ),
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The PICA200 code generator: a MIR vertex module to a `.shbin`.
+//!
+//! ```text
+//! mir::Module ──► passes (Options::pica) ──► outputs/inputs/pool ──► select ──► VCode
+//!     VCode ──► regalloc2 (r0–r15) ──► emit (IFC/IFU/LOOP, padding) ──► Vec<Inst>
+//!     Vec<Inst> + tables ──► encode (descriptors) ──► ShaderBinary ──► shbin::write
+//! ```
+//!
+//! Every limit is an error naming it: 512 words, 128 operand descriptors, 16 temporaries
+//! (with the source position where the most values are live), c0–c95 shared by uniforms
+//! and literals, seven semantic outputs, the IF and LOOP stack depths.
+
+pub mod emit;
+pub mod outputs;
+pub mod pool;
+pub mod select;
+pub mod vinst;
+
+use std::collections::HashMap;
+
+use mir::vcode::AllocError;
+use mir::{Diagnostic, Diagnostics, Module, Stage};
+
+use crate::encode::encode_program;
+use crate::error::EncodeError;
+use crate::float24::F24;
+use crate::inst::Inst;
+use crate::limits;
+use crate::shbin::{self, Constant, Semantic, ShaderBinary, UniformFile};
+
+/// What a user can choose.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Output semantics by location, replacing the defaults.
+    pub semantics: Vec<(u32, Semantic)>,
+}
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The `.shbin` contents.
+    pub binary: ShaderBinary,
+    /// The instructions of `main` (END included).
+    pub code: Vec<Inst>,
+    /// Temporaries used.
+    pub temporaries: usize,
+    /// The literal pool: registers and values, c95 first.
+    pub constants: Vec<(u8, [f32; 4])>,
+    /// For each output of the module (in its order), the register and components written
+    /// (`None` for an output the PICA200 ignores, such as `gl_PointSize`).
+    pub outputs: Vec<Option<(u8, crate::operand::WriteMask)>>,
+}
+
+impl Program {
+    /// The `.shbin` bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        shbin::write(&self.binary).unwrap_or_default()
+    }
+}
+
+fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
+    Diagnostics(errors)
+}
+
+/// Compiles a vertex module.
+pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostics> {
+    if module.stage != Stage::Vertex {
+        return Err(diagnostics(vec![Diagnostic::error(
+            "pica.stage",
+            format!(
+                "{} programs are not supported: the PICA200 back end compiles vertex programs",
+                module.stage.name()
+            ),
+        )]));
+    }
+    let mut m = module.clone();
+    mir::passes::optimize_with(&mut m, &mir::passes::Options::pica()).map_err(|e| {
+        diagnostics(vec![Diagnostic::error(
+            "pica.internal",
+            format!("internal error (this is a bug): {e}"),
+        )])
+    })?;
+
+    // Inputs: location L is vL.
+    let mut errors = Vec::new();
+    let mut inputs = HashMap::new();
+    let mut input_mask = 0u16;
+    for (_, input) in m.inputs.iter() {
+        if input.location >= u32::from(limits::INPUT_REGISTERS) {
+            errors.push(Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "input `{}` at location {}: the PICA200 has inputs v0 to v15",
+                    input.name, input.location
+                ),
+            ));
+            continue;
+        }
+        inputs.insert(input.location, input.location as u8);
+        input_mask |= 1 << input.location;
+    }
+    let (slots, output_table) = match outputs::assign(&m.outputs, &options.semantics) {
+        Ok(x) => x,
+        Err(e) => {
+            errors.extend(e);
+            return Err(diagnostics(errors));
+        }
+    };
+    if !errors.is_empty() {
+        return Err(diagnostics(errors));
+    }
+
+    let mut pool = pool::Pool::default();
+    let selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+    let alloc = match selected.code.allocate(usize::from(limits::TEMP_REGISTERS)) {
+        Ok(a) => a,
+        Err(AllocError::TooManyLive { needed, at }) => {
+            let d = Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "the program needs {needed} temporaries here; the PICA200 has {}",
+                    limits::TEMP_REGISTERS
+                ),
+            )
+            .with_span(selected.code.span(at));
+            return Err(diagnostics(vec![d]));
+        }
+        Err(AllocError::Internal(e)) => {
+            return Err(diagnostics(vec![Diagnostic::error(
+                "pica.internal",
+                format!("internal error in register allocation (this is a bug): {e}"),
+            )]));
+        }
+    };
+    let emitted =
+        emit::emit(&m.function, &selected.code, &alloc, &selected.branches).map_err(diagnostics)?;
+
+    // The literal pool and the uniforms share c0–c95.
+    let top_uniform = m
+        .uniforms
+        .iter()
+        .filter(|u| !u.is_bool)
+        .map(|u| u.register + u.count)
+        .max()
+        .unwrap_or(0);
+    if let Some(lowest) = pool.lowest() {
+        if top_uniform > u32::from(lowest) {
+            return Err(diagnostics(vec![Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "the uniforms take c0 to c{} and the program's {} literal registers c{lowest} \
+                     to c95: together more than the PICA200's 96 float registers",
+                    top_uniform - 1,
+                    pool.len()
+                ),
+            )]));
+        }
+    }
+    if top_uniform > u32::from(limits::FLOAT_UNIFORMS) {
+        return Err(diagnostics(vec![Diagnostic::error(
+            "pica.limit",
+            format!(
+                "the uniforms need {top_uniform} float registers; the PICA200 has {}",
+                limits::FLOAT_UNIFORMS
+            ),
+        )]));
+    }
+
+    let encoded = encode_program(&emitted.code).map_err(|e| {
+        let message = match e {
+            EncodeError::TooManyWords { words, limit } => format!(
+                "the program is {words} instructions long; the PICA200 runs at most {limit}"
+            ),
+            EncodeError::TooManyDescriptors { limit, .. } => format!(
+                "the program needs more than {limit} operand descriptors (distinct \
+                 swizzle/negate/mask combinations), the PICA200's limit"
+            ),
+            other => format!("internal error in encoding (this is a bug): {other}"),
+        };
+        diagnostics(vec![Diagnostic::error("pica.limit", message)])
+    })?;
+
+    let mut constants: Vec<Constant> = pool
+        .registers()
+        .into_iter()
+        .map(|(reg, v)| Constant::Float {
+            reg,
+            value: v.map(F24::from_f32_picasso),
+        })
+        .collect();
+    for &(reg, value) in &emitted.int_constants {
+        constants.push(Constant::Int { reg, value });
+    }
+    let mut uniforms: Vec<shbin::Uniform> = m
+        .uniforms
+        .iter()
+        .map(|u| {
+            let file = if u.is_bool {
+                UniformFile::Bool
+            } else {
+                UniformFile::Float
+            };
+            let first = file.index(u.register as u8);
+            shbin::Uniform {
+                name: u.name.clone(),
+                start: first,
+                end: first + u.count.max(1) as u16 - 1,
+            }
+        })
+        .collect();
+    // picasso lists `.in` names in the same table (registers 0x00-0x0F).
+    for (_, input) in m.inputs.iter() {
+        if let Some(&reg) = inputs.get(&input.location) {
+            let index = UniformFile::Input.index(reg);
+            if !uniforms.iter().any(|u| u.start == index) {
+                uniforms.push(shbin::Uniform {
+                    name: input.name.clone(),
+                    start: index,
+                    end: index,
+                });
+            }
+        }
+    }
+    uniforms.sort_by_key(|u| u.start);
+    let output_mask = output_table.iter().fold(0u16, |m, o| m | 1 << o.reg);
+    let dvle = shbin::Dvle {
+        entry_start: 0,
+        entry_end: emitted.code.len() as u32,
+        input_mask,
+        output_mask,
+        constants,
+        outputs: output_table,
+        uniforms,
+        ..Default::default()
+    };
+    let binary = ShaderBinary {
+        code: encoded.code,
+        descriptors: encoded.descriptors,
+        dvles: vec![dvle],
+    };
+    Ok(Program {
+        binary,
+        code: emitted.code,
+        temporaries: emitted.temporaries,
+        outputs: slots
+            .iter()
+            .map(|s| s.as_ref().map(|s| (s.reg, s.mask)))
+            .collect(),
+        constants: pool.registers(),
+    })
+}

@@ -1,0 +1,152 @@
+//! Where each output goes: `gl_Position` in o0, user outputs in the next free `o` registers in
+//! location order, each with the semantic its location has by default (conventions.md) or the
+//! one `--semantic L=NAME` gives it.
+
+use mir::Diagnostic;
+use mir::module::{BuiltIn, Output};
+
+use super::select::OutputSlot;
+use crate::limits;
+use crate::operand::{Component, WriteMask};
+use crate::shbin::{self, Semantic};
+
+/// The default semantic of each location, with the components it takes.
+fn default_semantic(location: u32) -> Option<Semantic> {
+    Some(match location {
+        0 => Semantic::Color,
+        1 => Semantic::TexCoord0,
+        2 => Semantic::TexCoord1,
+        3 => Semantic::TexCoord2,
+        4 => Semantic::NormalQuat,
+        5 => Semantic::View,
+        _ => return None,
+    })
+}
+
+/// The components a semantic carries, from x.
+fn semantic_lanes(s: Semantic) -> u8 {
+    match s {
+        Semantic::Position | Semantic::Color | Semantic::NormalQuat | Semantic::Dummy => 4,
+        Semantic::View => 3,
+        Semantic::TexCoord0 | Semantic::TexCoord1 | Semantic::TexCoord2 => 2,
+        Semantic::TexCoord0W => 1,
+    }
+}
+
+/// picasso's name for a semantic, for `--semantic`.
+pub fn parse_semantic(name: &str) -> Option<Semantic> {
+    use Semantic::*;
+    [
+        Position, NormalQuat, Color, TexCoord0, TexCoord0W, TexCoord1, TexCoord2, View, Dummy,
+    ]
+    .into_iter()
+    .find(|s| s.name() == name)
+}
+
+fn mask(first: u8, count: u8) -> WriteMask {
+    WriteMask::of(
+        &(first..first + count)
+            .map(|l| Component::from_index(l as usize))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// One slot per module output (in the module's order; `None` for one the PICA200 ignores),
+/// and the DVLE output table.
+pub type Assigned = (Vec<Option<OutputSlot>>, Vec<shbin::Output>);
+
+/// Assigns the outputs their registers and semantics.
+pub fn assign(
+    outputs: &[Output],
+    overrides: &[(u32, Semantic)],
+) -> Result<Assigned, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut slots: Vec<Option<OutputSlot>> = vec![None; outputs.len()];
+    let mut table = Vec::new();
+    let mut next = 0u8;
+    // gl_Position first, in o0.
+    let mut order: Vec<usize> = (0..outputs.len()).collect();
+    order.sort_by_key(|&i| match (outputs[i].builtin, outputs[i].location) {
+        (Some(BuiltIn::Position), _) => (0, 0),
+        (_, Some(l)) => (1, l),
+        _ => (2, 0),
+    });
+    for i in order {
+        let o = &outputs[i];
+        let (semantic, lanes) = match (o.builtin, o.location) {
+            (Some(BuiltIn::Position), _) => (Semantic::Position, 4),
+            (Some(BuiltIn::PointSize), _) => continue,
+            (Some(BuiltIn::FragDepth), _) => {
+                errors.push(Diagnostic::error(
+                    "pica.interface",
+                    "gl_FragDepth is a fragment output; the PICA200 runs vertex programs",
+                ));
+                continue;
+            }
+            (None, Some(l)) => {
+                let s = overrides
+                    .iter()
+                    .find(|(loc, _)| *loc == l)
+                    .map(|(_, s)| *s)
+                    .or_else(|| default_semantic(l));
+                let Some(s) = s else {
+                    errors.push(
+                        Diagnostic::error(
+                            "pica.interface",
+                            format!(
+                                "output `{}` at location {l} has no semantic: locations 0 to \
+                                 5 have defaults",
+                                o.name
+                            ),
+                        )
+                        .with_note(format!(
+                            "give it one with --semantic {l}=NAME (position, normalquat, \
+                             color, texcoord0, texcoord0w, texcoord1, texcoord2, view, dummy)"
+                        )),
+                    );
+                    continue;
+                };
+                (s, o.lanes)
+            }
+            (None, None) => continue,
+        };
+        if next >= limits::SEMANTIC_OUTPUT_REGISTERS {
+            errors.push(Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "more than {} outputs: only o0 to o6 carry a semantic (libctru's output \
+                     map has seven slots)",
+                    limits::SEMANTIC_OUTPUT_REGISTERS
+                ),
+            ));
+            continue;
+        }
+        let reg = next;
+        next += 1;
+        let own = semantic_lanes(semantic).min(lanes);
+        table.push(shbin::Output {
+            semantic,
+            reg,
+            mask: mask(0, own),
+        });
+        let mut written = own;
+        // A texture coordinate's third component is `texcoord0w`.
+        if semantic == Semantic::TexCoord0 && lanes >= 3 {
+            table.push(shbin::Output {
+                semantic: Semantic::TexCoord0W,
+                reg,
+                mask: mask(2, 1),
+            });
+            written = 3;
+        }
+        slots[i] = Some(OutputSlot {
+            reg,
+            mask: mask(0, written),
+        });
+    }
+    if errors.is_empty() {
+        Ok((slots, table))
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,184 @@
+//! PICA200 instructions over virtual registers: what instruction selection produces and
+//! register allocation consumes. Sources name a temporary by virtual register, or a register
+//! file operand (input, constant, indexed constant) directly: those never occupy a temporary.
+
+use regalloc2::{Operand, VReg};
+
+use crate::inst::{BinaryOp, UnaryOp};
+use crate::operand::{CmpOp, RelIndex, Swizzle, WriteMask};
+
+/// What a source reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VSrc {
+    /// A temporary.
+    Temp(VReg),
+    /// `vN`.
+    Input(u8),
+    /// `cN` (a uniform or a pooled literal).
+    Const(u8),
+    /// `c[base + index]`.
+    Indexed {
+        /// The first register.
+        base: u8,
+        /// The address register.
+        index: RelIndex,
+    },
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VOp {
+    /// What it reads.
+    pub src: VSrc,
+    /// Which components feed the four lanes.
+    pub swizzle: Swizzle,
+    /// Negated.
+    pub neg: bool,
+}
+
+impl VOp {
+    /// Whether only a wide (7-bit) source slot can hold it: constants.
+    pub fn wide_only(&self) -> bool {
+        matches!(self.src, VSrc::Const(_) | VSrc::Indexed { .. })
+    }
+
+    /// The input register it reads, if any.
+    pub fn input(&self) -> Option<u8> {
+        match self.src {
+            VSrc::Input(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The temporary it reads, if any.
+    pub fn temp(&self) -> Option<VReg> {
+        match self.src {
+            VSrc::Temp(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// What an instruction writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VDst {
+    /// A new temporary (its other components undefined).
+    Temp(VReg, WriteMask),
+    /// More components of a temporary: `new` is `prev` with the components in the mask
+    /// written; allocation gives both one register.
+    Tied {
+        /// The value so far.
+        prev: VReg,
+        /// The value with these components written.
+        new: VReg,
+        /// The components written.
+        mask: WriteMask,
+    },
+    /// `oN`.
+    Output(u8, WriteMask),
+}
+
+impl VDst {
+    /// The components written.
+    pub fn mask(&self) -> WriteMask {
+        match *self {
+            VDst::Temp(_, m) | VDst::Tied { mask: m, .. } | VDst::Output(_, m) => m,
+        }
+    }
+}
+
+/// One instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VInst {
+    /// ADD DP3 DP4 DPH DST MUL SGE SLT MAX MIN (the form is chosen at encoding).
+    Binary {
+        /// The operation.
+        op: BinaryOp,
+        /// Destination.
+        dst: VDst,
+        /// First source.
+        a: VOp,
+        /// Second source.
+        b: VOp,
+    },
+    /// EX2 LG2 FLR RCP RSQ MOV.
+    Unary {
+        /// The operation.
+        op: UnaryOp,
+        /// Destination.
+        dst: VDst,
+        /// Source.
+        src: VOp,
+    },
+    /// `dst = a * b + c`.
+    Mad {
+        /// Destination.
+        dst: VDst,
+        /// First factor.
+        a: VOp,
+        /// Second factor.
+        b: VOp,
+        /// Addend.
+        c: VOp,
+    },
+    /// MOVA into a0.x (mask x) or a0.y (mask y).
+    Mova {
+        /// Which address register.
+        mask: WriteMask,
+        /// Source.
+        src: VOp,
+    },
+    /// CMP: sets cmp.x and cmp.y.
+    Cmp {
+        /// First source.
+        a: VOp,
+        /// Operator for x.
+        x: CmpOp,
+        /// Operator for y.
+        y: CmpOp,
+        /// Second source.
+        b: VOp,
+    },
+}
+
+impl VInst {
+    /// The sources in slot order.
+    pub fn sources(&self) -> Vec<VOp> {
+        match *self {
+            VInst::Binary { a, b, .. } | VInst::Cmp { a, b, .. } => vec![a, b],
+            VInst::Unary { src, .. } | VInst::Mova { src, .. } => vec![src],
+            VInst::Mad { a, b, c, .. } => vec![a, b, c],
+        }
+    }
+
+    /// The destination, if it writes a register.
+    pub fn dst(&self) -> Option<VDst> {
+        match *self {
+            VInst::Binary { dst, .. } | VInst::Unary { dst, .. } | VInst::Mad { dst, .. } => {
+                Some(dst)
+            }
+            VInst::Mova { .. } | VInst::Cmp { .. } => None,
+        }
+    }
+
+    /// The regalloc2 operands, in the order the emitter reads the allocations back: a use per
+    /// temporary source (slot order), the tied previous value, then the definition.
+    pub fn operands(&self) -> Vec<Operand> {
+        let mut out: Vec<Operand> = self
+            .sources()
+            .iter()
+            .filter_map(|s| s.temp())
+            .map(Operand::reg_use)
+            .collect();
+        match self.dst() {
+            Some(VDst::Temp(v, _)) => out.push(Operand::reg_def(v)),
+            Some(VDst::Tied { prev, new, .. }) => {
+                let idx = out.len();
+                out.push(Operand::reg_use(prev));
+                out.push(Operand::reg_reuse_def(new, idx));
+            }
+            Some(VDst::Output(..)) | None => {}
+        }
+        out
+    }
+}
