@@ -1,4 +1,4 @@
-//! Options both binaries take.
+//! Options both binaries take, and the options of each.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ pub struct Common {
     pub input: PathBuf,
 
     /// Where to write the output (`-` for standard output). Default: the input's name with
-    /// the target's extension.
+    /// the extension of what is emitted.
     #[arg(short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -21,22 +21,51 @@ pub struct Common {
     #[arg(long, value_name = "NAME")]
     pub entry: Option<String>,
 
-    /// Do everything except write output: load, validate, lower and check the program,
-    /// and report what is wrong.
+    /// Do everything except write output: load, validate, lower, compile, and report what
+    /// is wrong.
     #[arg(long)]
     pub check: bool,
 
-    /// What to write: the target's binary (default), or `mir`, the compiler's intermediate
-    /// representation after optimisation, as text.
-    #[arg(long, value_name = "WHAT", default_value = "bin")]
-    pub emit: Emit,
+    /// Also write the reflection (which register holds each input, output, uniform and
+    /// constant, as JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub reflect: Option<PathBuf>,
 }
 
-/// What a run writes.
+/// What `spv2pica` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Emit {
-    /// The target's binary (`.shbin`, `.agal`).
-    Bin,
-    /// The MIR as text.
+pub enum PicaEmit {
+    /// The `.shbin` (DVLB) that libctru's `DVLB_ParseFile` loads.
+    Shbin,
+    /// The program as picasso assembly text (`.v.pica`).
+    Asm,
+    /// The compiler's intermediate representation as the back end receives it.
     Mir,
+}
+
+/// `spv2pica`'s own options.
+#[derive(Args, Debug, Clone)]
+pub struct Pica {
+    /// What to write.
+    #[arg(long, value_name = "WHAT", default_value = "shbin")]
+    pub emit: PicaEmit,
+
+    /// Give the output at location L the semantic NAME (position, normalquat, color,
+    /// texcoord0, texcoord0w, texcoord1, texcoord2, view, dummy) instead of its default.
+    /// Repeatable.
+    #[arg(long = "semantic", value_name = "L=NAME")]
+    pub semantics: Vec<String>,
+}
+
+/// What `spv2agal` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgalEmit {
+    /// The AGAL bytecode that `Program3D.upload` takes.
+    Agal,
+    /// The program as AGALMiniAssembler text.
+    Asm,
+    /// The compiler's intermediate representation as the back end receives it.
+    Mir,
+    /// glsl2agal's JSON (`varnames`, `consts`, `agalasm`, `agalbin`).
+    Json,
 }

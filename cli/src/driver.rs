@@ -10,42 +10,38 @@ use frontend_spirv::entry::{self, Stage};
 use frontend_spirv::{Input, Options};
 use mir::Diagnostics;
 
-use crate::args::{Common, Emit};
+use crate::args::{AgalEmit, Common, Pica, PicaEmit};
 
-/// The target a binary compiles for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The target a binary compiles for, with its own options.
+#[derive(Clone, Debug)]
 pub enum Target {
     /// `spv2pica`.
-    Pica,
+    Pica(Pica),
     /// `spv2agal`.
-    Agal,
+    Agal {
+        /// What to write.
+        emit: AgalEmit,
+    },
 }
 
 impl Target {
-    fn stages(self) -> &'static [Stage] {
+    fn stages(&self) -> &'static [Stage] {
         match self {
-            Target::Pica => &[Stage::Vertex],
-            Target::Agal => &[Stage::Vertex, Stage::Fragment],
+            Target::Pica(_) => &[Stage::Vertex],
+            Target::Agal { .. } => &[Stage::Vertex, Stage::Fragment],
         }
     }
 
-    fn unsupported(self, stage: Stage) -> String {
+    fn unsupported(&self, stage: Stage) -> String {
         match (self, stage) {
-            (Target::Pica, Stage::Fragment) => "the PICA200 has no programmable fragment stage; \
-                its fragment work is done by the fixed-function texture combiners"
+            (Target::Pica(_), Stage::Fragment) => "the PICA200 has no programmable fragment \
+                stage; its fragment work is done by the fixed-function texture combiners"
                 .into(),
-            (Target::Pica, Stage::Geometry) => {
+            (Target::Pica(_), Stage::Geometry) => {
                 "PICA200 geometry programs are not supported yet".into()
             }
-            (Target::Agal, Stage::Geometry) => "Stage3D has no geometry stage".into(),
+            (Target::Agal { .. }, Stage::Geometry) => "Stage3D has no geometry stage".into(),
             _ => format!("{} programs are not supported", stage.name()),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Target::Pica => "spv2pica",
-            Target::Agal => "spv2agal",
         }
     }
 }
@@ -66,7 +62,7 @@ impl From<anyhow::Error> for Failure {
 }
 
 /// Runs one compile.
-pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), Failure> {
+pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
     let display = if common.input == Path::new("-") {
         "<stdin>".to_string()
     } else {
@@ -95,27 +91,81 @@ pub fn run(target: Target, common: &Common, stage: Option<Stage>) -> Result<(), 
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&module, &query).map_err(reject)?;
-    let mut mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
+    let mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
     mir::verify::verify(&mir)
         .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
-    mir::passes::optimize(&mut mir)
-        .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
-    if common.check {
-        return Ok(());
-    }
-    if common.emit == Emit::Mir {
-        let text = mir::print::print_module(&mir);
-        return write_output(common, &display, "mir", text.as_bytes());
-    }
-    Err(Failure::Other(anyhow!(
-        "{display}: the module is valid, but {} cannot generate code yet: the {} back end is \
-         not written (use --check to validate only)",
-        target.name(),
-        match target {
-            Target::Pica => "PICA200",
-            Target::Agal => "AGAL",
+    let reject_late = |d: Diagnostics| reject(module.annotate(d));
+    match target {
+        Target::Pica(pica) => {
+            let semantics = parse_semantics(&pica.semantics)?;
+            if pica.emit == PicaEmit::Mir {
+                let mut m = mir.clone();
+                mir::passes::optimize_with(&mut m, &mir::passes::Options::pica())
+                    .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
+                if common.check {
+                    return Ok(());
+                }
+                let text = mir::print::print_module(&m);
+                return write_output(common, &display, "mir", text.as_bytes());
+            }
+            let options = backend_pica::codegen::Options { semantics };
+            let program = backend_pica::codegen::compile(&mir, &options).map_err(reject_late)?;
+            if common.check {
+                return Ok(());
+            }
+            let (bytes, extension) = match pica.emit {
+                PicaEmit::Shbin => (program.bytes(), "shbin"),
+                _ => (
+                    backend_pica::disasm::listing(&program.binary).into_bytes(),
+                    "v.pica",
+                ),
+            };
+            if let Some(path) = &common.reflect {
+                write_file(path, &display, program.reflection.to_json().as_bytes())?;
+            }
+            write_output(common, &display, extension, &bytes)
         }
-    )))
+        Target::Agal { emit } => {
+            if common.check {
+                return Ok(());
+            }
+            if *emit == AgalEmit::Mir {
+                let mut m = mir.clone();
+                mir::passes::optimize(&mut m)
+                    .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
+                let text = mir::print::print_module(&m);
+                return write_output(common, &display, "mir", text.as_bytes());
+            }
+            Err(Failure::Other(anyhow!(
+                "{display}: the module is valid, but spv2agal cannot generate code yet: the \
+                 AGAL back end is not written (use --check to validate only)"
+            )))
+        }
+    }
+}
+
+/// `--semantic L=NAME` options.
+fn parse_semantics(specs: &[String]) -> Result<Vec<(u32, backend_pica::shbin::Semantic)>, Failure> {
+    specs
+        .iter()
+        .map(|spec| {
+            let (l, name) = spec
+                .split_once('=')
+                .ok_or_else(|| anyhow!("--semantic {spec}: expected L=NAME"))?;
+            let l: u32 = l
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--semantic {spec}: {l:?} is not a location"))?;
+            let s = backend_pica::codegen::outputs::parse_semantic(name.trim()).ok_or_else(|| {
+                anyhow!(
+                    "--semantic {spec}: unknown semantic {name:?} (position, normalquat, color, \
+                     texcoord0, texcoord0w, texcoord1, texcoord2, view, dummy)"
+                )
+            })?;
+            Ok((l, s))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map_err(Failure::Other)
 }
 
 /// Writes `bytes` to `-o` (or beside the input with `extension`), through a temporary file
@@ -138,9 +188,17 @@ fn write_output(
             .context("cannot write to standard output")?;
         return Ok(());
     }
-    let tmp = path.with_extension(format!("{extension}.tmp{}", std::process::id()));
+    write_file(&path, display, bytes)
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place, so a failed run
+/// never leaves a partial file.
+fn write_file(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = std::path::PathBuf::from(tmp_name);
     std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| {
+    std::fs::rename(&tmp, path).with_context(|| {
         let _ = std::fs::remove_file(&tmp);
         format!("{display}: cannot write {}", path.display())
     })?;

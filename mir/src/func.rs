@@ -400,6 +400,22 @@ impl Function {
         });
     }
 
+    /// How many times each value is read, by instructions and terminators.
+    pub fn use_counts(&self) -> std::collections::HashMap<Value, usize> {
+        let mut uses = std::collections::HashMap::new();
+        for &b in &self.layout {
+            for &i in &self.blocks[b].insts {
+                for a in &self.insts[i].args {
+                    *uses.entry(a.value).or_default() += 1;
+                }
+            }
+            for a in self.blocks[b].term.operands() {
+                *uses.entry(a.value).or_default() += 1;
+            }
+        }
+        uses
+    }
+
     /// Number of live instructions.
     pub fn inst_count(&self) -> usize {
         self.layout

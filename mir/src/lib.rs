@@ -29,6 +29,7 @@ pub mod liveness;
 pub mod module;
 pub mod passes;
 pub mod print;
+pub mod reflect;
 pub mod regions;
 pub mod shape;
 pub mod span;

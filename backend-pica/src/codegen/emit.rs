@@ -292,8 +292,8 @@ impl Emitter<'_> {
             })
     }
 
-    /// `to`, or the loop merge `merge` when `to` only jumps on to it through blocks without
-    /// code (an empty `then { break; }` arm).
+    /// `to`, or `merge` when `to` only jumps on to it through blocks without code (an empty
+    /// arm, or an empty `then { break; }` with the loop's merge).
     fn skip_empty(&self, from: BlockId, to: BlockId, merge: BlockId) -> BlockId {
         let empty = |this: &Self, o: Origin| {
             this.code.block_of(o).is_none_or(|vb| {
@@ -413,8 +413,8 @@ impl Emitter<'_> {
             _ => merge,
         };
         // An empty then-part costs a padding NOP: test the other way when the test allows.
-        let then_empty = t == stop && !self.edge_has_code(b, t);
-        let else_empty = e == stop && !self.edge_has_code(b, e);
+        let then_empty = self.skip_empty(b, t, stop) == stop;
+        let else_empty = self.skip_empty(b, e, stop) == stop;
         let swap = then_empty && !else_empty && matches!(self.branches.get(&b), Some(Test::Cmp));
         let (first, second, when) = if swap { (e, t, false) } else { (t, e, true) };
         if self.if_depth == limits::IF_STACK_DEPTH {

@@ -49,6 +49,8 @@ pub struct Program {
     /// For each output of the module (in its order), the register and components written
     /// (`None` for an output the PICA200 ignores, such as `gl_PointSize`).
     pub outputs: Vec<Option<(u8, crate::operand::WriteMask)>>,
+    /// Where everything is, for the application (conventions.md's JSON).
+    pub reflection: mir::reflect::Reflection,
 }
 
 impl Program {
@@ -238,7 +240,9 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         descriptors: encoded.descriptors,
         dvles: vec![dvle],
     };
+    let reflection = reflect(&m, &binary, &slots, &pool, emitted.temporaries);
     Ok(Program {
+        reflection,
         binary,
         code: emitted.code,
         temporaries: emitted.temporaries,
@@ -248,4 +252,87 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
             .collect(),
         constants: pool.registers(),
     })
+}
+
+/// The reflection of a compiled module.
+fn reflect(
+    m: &Module,
+    binary: &ShaderBinary,
+    slots: &[Option<select::OutputSlot>],
+    pool: &pool::Pool,
+    temporaries: usize,
+) -> mir::reflect::Reflection {
+    use mir::reflect::*;
+    let table = binary
+        .dvles
+        .first()
+        .map(|d| d.outputs.as_slice())
+        .unwrap_or(&[]);
+    let inputs = m
+        .inputs
+        .iter()
+        .map(|(_, i)| InputInfo {
+            name: i.name.clone(),
+            location: i.location,
+            register: format!("v{}", i.location),
+        })
+        .collect();
+    let outputs = m
+        .outputs
+        .iter()
+        .zip(slots)
+        .filter_map(|(o, slot)| {
+            let slot = slot.as_ref()?;
+            let semantic = table
+                .iter()
+                .find(|e| e.reg == slot.reg)
+                .map(|e| e.semantic.name().to_string());
+            Some(OutputInfo {
+                name: o.name.clone(),
+                location: o.location,
+                builtin: o.builtin.map(|b| format!("{b:?}")),
+                register: format!("o{}", slot.reg),
+                semantic,
+                mask: mask_letters(slot.mask.bits()),
+            })
+        })
+        .collect();
+    let uniforms = m
+        .uniforms
+        .iter()
+        .map(|u| UniformInfo {
+            name: u.name.clone(),
+            block: u.block.clone(),
+            type_name: u.type_name.clone(),
+            layout: u.layout.map(|l| l.name().to_string()),
+            register: format!("{}{}", if u.is_bool { 'b' } else { 'c' }, u.register),
+            component: u.component,
+            count: u.count,
+        })
+        .collect();
+    let constants = pool
+        .registers()
+        .into_iter()
+        .map(|(reg, value)| ConstantInfo {
+            register: format!("c{reg}"),
+            value: value.map(|v| F24::from_f32_picasso(v).to_f32()),
+        })
+        .collect();
+    Reflection {
+        target: "pica".into(),
+        agal_version: None,
+        stage: m.stage.name().into(),
+        entry_point: m.entry_point.clone(),
+        inputs,
+        outputs,
+        uniforms,
+        constants,
+        samplers: Vec::new(),
+        stats: Stats {
+            instructions: binary.code.len(),
+            temporaries,
+            constant_registers: pool.len(),
+            operand_descriptors: Some(binary.descriptors.len()),
+        },
+    }
 }

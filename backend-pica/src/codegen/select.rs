@@ -76,7 +76,14 @@ pub fn select(
         abs: HashMap::new(),
         branches: HashMap::new(),
         span: mir::Span::default(),
+        lane: 0,
+        shift_count: 1,
+        uses: use_counts(f),
+        outputs_at: HashMap::new(),
+        places: HashMap::new(),
+        chains: HashMap::new(),
     };
+    s.outputs_at = output_places(f, outputs, &s.uses);
     // Block parameters first: a branch passes arguments to blocks not yet selected.
     for &b in &f.layout {
         let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| s.vreg(p)).collect();
@@ -90,6 +97,8 @@ pub fn select(
         s.code.start(vb);
         s.a0 = [None; 2];
         s.abs.clear();
+        s.places.clear();
+        s.chains.clear();
         match origin {
             Origin::Block(b) => s.block(b, outputs),
             Origin::Edge(from, to) => {
@@ -132,6 +141,40 @@ struct Selector<'a> {
     branches: HashMap<BlockId, Test>,
     /// The MIR instruction being selected.
     span: mir::Span,
+    /// The lane the current instruction's result starts at, and how many lanes it has,
+    /// when it is placed in a construct's lanes (see [`Selector::dest`]).
+    lane: u8,
+    shift_count: u8,
+    /// How many times each value is read (operands and terminators).
+    uses: HashMap<Value, usize>,
+    /// Values computed straight into an output register (see [`output_places`]).
+    outputs_at: HashMap<Value, Place>,
+    /// Values of the current block computed straight into their final place.
+    places: HashMap<Value, Place>,
+    /// Vectors being written piece by piece in the current block.
+    chains: HashMap<Value, Chain>,
+}
+
+/// Where a value is computed, when not into a register of its own.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// Lanes `lane..lane + count` of the vector `chain` (a construct reading it once, lane
+    /// by lane in order).
+    Lane { chain: Value, lane: u8, count: u8 },
+    /// Straight into an output register (read once, by the return).
+    Output { reg: u8, mask: WriteMask },
+}
+
+/// A vector written piece by piece: each piece's destination is tied to the previous one,
+/// so allocation keeps them in one register; the last piece defines the value itself.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    /// The previous piece's virtual register.
+    prev: Option<VReg>,
+    /// Pieces still to come.
+    left: usize,
+    /// Written into this output register instead.
+    output: Option<u8>,
 }
 
 /// The PICA swizzle of a MIR one.
@@ -161,6 +204,7 @@ impl Selector<'_> {
 
     fn block(&mut self, b: BlockId, outputs: &[Option<OutputSlot>]) {
         let f = self.f;
+        self.plan(b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
@@ -189,6 +233,9 @@ impl Selector<'_> {
             Terminator::Return(values) => {
                 for (slot, v) in outputs.iter().zip(values) {
                     let Some(slot) = slot else { continue };
+                    if self.outputs_at.contains_key(&v.value) {
+                        continue;
+                    }
                     let src = self.src(v);
                     self.emit(VInst::Unary {
                         op: UnaryOp::Mov,
@@ -199,6 +246,124 @@ impl Selector<'_> {
                 self.code.end_return();
             }
             Terminator::Discard | Terminator::Unreachable => self.code.end_return(),
+        }
+    }
+
+    /// Decides which values of block `b` go straight into their final place: a value the
+    /// return alone reads goes into its output register; a scalar only a construct reads
+    /// goes into the construct's lane (the construct's other lanes are moved in after).
+    fn plan(&mut self, b: BlockId) {
+        let f = self.f;
+        let here: HashMap<Value, usize> = f.blocks[b]
+            .insts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &i)| f.insts[i].result().map(|r| (r, k)))
+            .collect();
+        // Outputs whose value this block computes, when the block runs exactly once.
+        let outputs_here: Vec<(Value, Place)> = self
+            .outputs_at
+            .iter()
+            .filter(|(v, _)| here.contains_key(v))
+            .map(|(v, p)| (*v, *p))
+            .collect();
+        self.places.extend(outputs_here);
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
+            let inst = &f.insts[i];
+            if inst.op != Op::Construct {
+                continue;
+            }
+            let Some(c) = inst.result() else { continue };
+            if f.ty(c).kind != mir::Kind::Float {
+                continue;
+            }
+            let mut coalesced = 0;
+            let mut lane = 0;
+            while lane < inst.args.len() {
+                let a = inst.args[lane];
+                let k = f.ty(a.value).lanes as usize;
+                // The construct reads all of `a`, in order, from this lane on, and nothing
+                // else reads it.
+                let in_order = lane + k <= inst.args.len()
+                    && (0..k).all(|j| {
+                        let x = inst.args[lane + j];
+                        x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == j as u8
+                    });
+                let fits = in_order
+                    && here.get(&a.value).is_some_and(|&p| p < pos)
+                    && self.uses.get(&a.value) == Some(&k)
+                    && writes(f, a.value)
+                    && f.def_inst(a.value)
+                        .is_some_and(|d| d.op != Op::Construct && (k == 1 || lanewise(d.op)))
+                    && !self.places.contains_key(&a.value);
+                if fits {
+                    self.places.insert(
+                        a.value,
+                        Place::Lane {
+                            chain: c,
+                            lane: lane as u8,
+                            count: k as u8,
+                        },
+                    );
+                    coalesced += 1;
+                    lane += k;
+                } else {
+                    lane += 1;
+                }
+            }
+            let rest = self.groups(c, &inst.args).len();
+            let output = match self.places.get(&c) {
+                Some(Place::Output { reg, .. }) => Some(*reg),
+                _ => None,
+            };
+            self.chains.insert(
+                c,
+                Chain {
+                    prev: None,
+                    left: coalesced + rest,
+                    output,
+                },
+            );
+        }
+    }
+
+    /// The next piece of the vector `c`, writing `mask`.
+    fn piece(&mut self, c: Value, mask: WriteMask) -> VDst {
+        let mut st = self.chains[&c];
+        st.left = st.left.saturating_sub(1);
+        if let Some(reg) = st.output {
+            self.chains.insert(c, st);
+            return VDst::Output(reg, mask);
+        }
+        let new = if st.left == 0 {
+            self.vreg(c)
+        } else {
+            self.code.vreg()
+        };
+        let d = match st.prev {
+            None => VDst::Temp(new, mask),
+            Some(p) => VDst::Tied { prev: p, new, mask },
+        };
+        st.prev = Some(new);
+        self.chains.insert(c, st);
+        d
+    }
+
+    /// Where the instruction computing `r` (`n` lanes) writes, and the lane its one-lane
+    /// result lands in (lane-wise sources are read through a broadcast then).
+    fn dest(&mut self, r: Value, n: u8) -> (VDst, u8) {
+        match self.places.get(&r).copied() {
+            Some(Place::Lane { chain, lane, count }) => {
+                let mask = WriteMask::of(
+                    &(lane..lane + count)
+                        .map(|l| Component::from_index(l as usize))
+                        .collect::<Vec<_>>(),
+                );
+                self.shift_count = count;
+                (self.piece(chain, mask), lane)
+            }
+            Some(Place::Output { reg, mask }) => (VDst::Output(reg, mask), 0),
+            None => (VDst::Temp(self.vreg(r), first(n)), 0),
         }
     }
 
@@ -392,6 +557,8 @@ impl Selector<'_> {
         let inst = self.f.insts[i].clone();
         let span = inst.span;
         self.span = span;
+        self.lane = 0;
+        self.shift_count = 1;
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill => self.error(span, "discard in a vertex program"),
@@ -406,7 +573,13 @@ impl Selector<'_> {
             return;
         }
         let args = inst.args.clone();
-        let dst = |s: &mut Self| VDst::Temp(s.vreg(r), first(n));
+        // Where the result goes; a one-lane result placed in lane k of a vector reads its
+        // lane-wise sources through a broadcast.
+        let dst = |s: &mut Self| {
+            let (d, lane) = s.dest(r, n);
+            s.lane = lane;
+            d
+        };
         match inst.op {
             Op::LoadInput(_)
             | Op::LoadUniform { .. }
@@ -486,6 +659,16 @@ impl Selector<'_> {
                     _ => UnaryOp::Lg2,
                 };
                 // One component in, broadcast out: one instruction per lane.
+                if n == 1 {
+                    let src = self.src(&args[0]);
+                    let d = dst(self);
+                    self.emit(VInst::Unary { op, dst: d, src });
+                    return;
+                }
+                let output = match self.places.get(&r) {
+                    Some(Place::Output { reg, .. }) => Some(*reg),
+                    _ => None,
+                };
                 let v = self.vreg(r);
                 let mut prev: Option<VReg> = None;
                 for lane in 0..n {
@@ -495,14 +678,19 @@ impl Selector<'_> {
                     };
                     let src = self.src(&one);
                     let mask = WriteMask::of(&[Component::from_index(lane as usize)]);
-                    let last = lane + 1 == n;
-                    let new = if last { v } else { self.code.vreg() };
-                    let d = match prev {
-                        None => VDst::Temp(new, mask),
-                        Some(p) => VDst::Tied { prev: p, new, mask },
+                    let d = match output {
+                        Some(reg) => VDst::Output(reg, mask),
+                        None => {
+                            let new = if lane + 1 == n { v } else { self.code.vreg() };
+                            let d = match prev {
+                                None => VDst::Temp(new, mask),
+                                Some(p) => VDst::Tied { prev: p, new, mask },
+                            };
+                            prev = Some(new);
+                            d
+                        }
                     };
                     self.emit(VInst::Unary { op, dst: d, src });
-                    prev = Some(new);
                 }
             }
             Op::Sat => {
@@ -571,7 +759,11 @@ impl Selector<'_> {
         };
         let a = self.src(&through(def.args[0]));
         let b = self.src(&through(def.args[1]));
-        let d = VDst::Temp(self.vreg(r), first(n));
+        let dest = |s: &mut Self| {
+            let (d, lane) = s.dest(r, n);
+            s.lane = lane;
+            d
+        };
         let set = |s: &mut Self, op: BinaryOp, dst: VDst, x: VOp, y: VOp| {
             s.emit(VInst::Binary {
                 op,
@@ -581,10 +773,22 @@ impl Selector<'_> {
             });
         };
         match c {
-            MirCmp::Lt => set(self, BinaryOp::Slt, d, a, b),
-            MirCmp::Ge => set(self, BinaryOp::Sge, d, a, b),
-            MirCmp::Gt => set(self, BinaryOp::Slt, d, b, a),
-            MirCmp::Le => set(self, BinaryOp::Sge, d, b, a),
+            MirCmp::Lt => {
+                let d = dest(self);
+                set(self, BinaryOp::Slt, d, a, b)
+            }
+            MirCmp::Ge => {
+                let d = dest(self);
+                set(self, BinaryOp::Sge, d, a, b)
+            }
+            MirCmp::Gt => {
+                let d = dest(self);
+                set(self, BinaryOp::Slt, d, b, a)
+            }
+            MirCmp::Le => {
+                let d = dest(self);
+                set(self, BinaryOp::Sge, d, b, a)
+            }
             MirCmp::Eq | MirCmp::Ne => {
                 // a == b: (a >= b) * (b >= a); a != b: (a < b) + (b < a).
                 let op = if c == MirCmp::Eq {
@@ -605,20 +809,22 @@ impl Selector<'_> {
                     swizzle: Swizzle::IDENTITY,
                     neg: false,
                 };
+                let d = dest(self);
                 set(self, combine, d, temp(t1), temp(t2));
             }
         }
     }
 
-    /// A vector from lanes: one MOV per run of lanes read from the same place.
-    fn construct(&mut self, r: Value, args: &[mir::Operand]) {
-        // Group lanes by source value and modifiers; constant lanes together.
+    /// The lanes of construct `c` still to be moved in (those not computed in place),
+    /// grouped by what they read: one MOV per group.
+    fn groups(&self, c: Value, args: &[mir::Operand]) -> Vec<(Option<mir::Operand>, Vec<usize>)> {
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
-        let is_const = |s: &Self, o: &mir::Operand| {
-            matches!(s.f.def_inst(o.value).map(|d| d.op), Some(Op::Const(_)))
-        };
         for (l, a) in args.iter().enumerate() {
-            let key = if is_const(self, a) {
+            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+                continue;
+            }
+            let constant = matches!(self.f.def_inst(a.value).map(|d| d.op), Some(Op::Const(_)));
+            let key = if constant {
                 None
             } else {
                 Some(mir::Operand {
@@ -631,9 +837,13 @@ impl Selector<'_> {
                 None => groups.push((key, vec![l])),
             }
         }
-        let v = self.vreg(r);
-        let mut prev: Option<VReg> = None;
-        for (k, (key, lanes)) in groups.iter().enumerate() {
+        groups
+    }
+
+    /// A vector from lanes: the lanes computed in place are there already; one MOV per
+    /// group of the others.
+    fn construct(&mut self, r: Value, args: &[mir::Operand]) {
+        for (key, lanes) in self.groups(r, args) {
             let mask = WriteMask::of(
                 &lanes
                     .iter()
@@ -644,18 +854,18 @@ impl Selector<'_> {
             let src = match key {
                 Some(base) => {
                     let mut sw = [0u8; 4];
-                    for &l in lanes {
+                    for &l in &lanes {
                         sw[l] = args[l].swizzle.lane(0);
                     }
                     let op = mir::Operand {
                         swizzle: mir::Swizzle(sw),
-                        ..*base
+                        ..base
                     };
                     self.src(&op)
                 }
                 None => {
                     let mut values = [0.0f32; 4];
-                    for &l in lanes {
+                    for &l in &lanes {
                         values[l] = self.const_lane(&args[l]);
                     }
                     // Lanes not written read anything: repeat a written one.
@@ -673,18 +883,12 @@ impl Selector<'_> {
                     }
                 }
             };
-            let last = k + 1 == groups.len();
-            let new = if last { v } else { self.code.vreg() };
-            let dst = match prev {
-                None => VDst::Temp(new, mask),
-                Some(p) => VDst::Tied { prev: p, new, mask },
-            };
+            let dst = self.piece(r, mask);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
                 dst,
                 src,
             });
-            prev = Some(new);
         }
     }
 
@@ -705,6 +909,7 @@ impl Selector<'_> {
 
     /// Appends `inst`, legalised.
     fn emit(&mut self, inst: VInst) {
+        let inst = shifted(inst, self.lane, self.shift_count);
         let inst = self.legalize(inst);
         let ops = inst.operands();
         self.code.push(inst, &ops, self.span);
@@ -853,4 +1058,143 @@ fn describe(op: Op) -> String {
         Op::Ddx | Op::Ddy => "a screen-space derivative".into(),
         other => format!("the operation `{}`", other.name()),
     }
+}
+
+/// How many times each value is read, by instructions and terminators.
+fn use_counts(f: &Function) -> HashMap<Value, usize> {
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            for a in &f.insts[i].args {
+                *uses.entry(a.value).or_default() += 1;
+            }
+        }
+        for a in f.blocks[b].term.operands() {
+            *uses.entry(a.value).or_default() += 1;
+        }
+    }
+    uses
+}
+
+/// Whether `v` is computed by an instruction that writes a register (so it can write
+/// another place instead): not a read of an input, uniform or literal.
+fn writes(f: &Function, v: Value) -> bool {
+    f.ty(v).kind == mir::Kind::Float
+        && f.def_inst(v).is_some_and(|d| {
+            !matches!(
+                d.op,
+                Op::LoadInput(_)
+                    | Op::LoadUniform { .. }
+                    | Op::LoadBoolUniform { .. }
+                    | Op::Const(_)
+            )
+        })
+}
+
+/// Whether an operation computes each lane from the same lanes of its sources (so its
+/// result can be placed at other lanes by shifting the sources' swizzles).
+fn lanewise(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Mov | Op::Add | Op::Sub | Op::Mul | Op::Mad | Op::Min | Op::Max | Op::Floor | Op::Sat
+    )
+}
+
+/// `inst` with its lane-wise sources read `lane` lanes further on, for a `count`-lane result
+/// placed at lanes `lane..lane + count` (operations that read fixed lanes or broadcast need
+/// no change).
+fn shifted(inst: VInst, lane: u8, count: u8) -> VInst {
+    if lane == 0 {
+        return inst;
+    }
+    let b = |o: VOp| {
+        let old = o.swizzle.lanes();
+        let lanes: [Component; 4] = std::array::from_fn(|d| {
+            let j = (d as i32 - lane as i32).clamp(0, count as i32 - 1);
+            old[j as usize]
+        });
+        VOp {
+            swizzle: Swizzle::new(lanes),
+            ..o
+        }
+    };
+    match inst {
+        VInst::Binary { op, dst, a, b: b2 }
+            if !matches!(
+                op,
+                BinaryOp::Dp3 | BinaryOp::Dp4 | BinaryOp::Dph | BinaryOp::Dst
+            ) =>
+        {
+            VInst::Binary {
+                op,
+                dst,
+                a: b(a),
+                b: b(b2),
+            }
+        }
+        VInst::Unary {
+            op: op @ (UnaryOp::Mov | UnaryOp::Flr),
+            dst,
+            src,
+        } => VInst::Unary {
+            op,
+            dst,
+            src: b(src),
+        },
+        VInst::Mad { dst, a, b: b2, c } => VInst::Mad {
+            dst,
+            a: b(a),
+            b: b(b2),
+            c: b(c),
+        },
+        other => other,
+    }
+}
+
+/// Values the return alone reads that can be computed straight into their output register:
+/// whole values read in order, computed in a block that runs exactly once (outside every
+/// `if` and loop), so the output is written once on every path.
+fn output_places(
+    f: &Function,
+    outputs: &[Option<OutputSlot>],
+    uses: &HashMap<Value, usize>,
+) -> HashMap<Value, Place> {
+    let mut out = HashMap::new();
+    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+        Terminator::Return(values) => Some(values.clone()),
+        _ => None,
+    }) else {
+        return out;
+    };
+    let regions = mir::regions::Regions::new(f);
+    for (slot, v) in outputs.iter().zip(&values) {
+        let Some(slot) = slot else { continue };
+        let lanes = slot.mask.bits().count_ones() as u8;
+        let plain = !v.neg
+            && !v.abs
+            && v.swizzle.is_identity(lanes)
+            && f.ty(v.value).lanes == lanes
+            && uses.get(&v.value) == Some(&1)
+            && writes(f, v.value);
+        let once = match f.values[v.value].def {
+            ValueDef::Inst(i, _) => f
+                .layout
+                .iter()
+                .find(|&&b| f.blocks[b].insts.contains(&i))
+                // A header runs once per entry to its own construct: only enclosing
+                // constructs count.
+                .is_some_and(|&b| regions.innermost(b, Some(b)).is_none()),
+            ValueDef::Param(..) => false,
+        };
+        if plain && once {
+            out.insert(
+                v.value,
+                Place::Output {
+                    reg: slot.reg,
+                    mask: slot.mask,
+                },
+            );
+        }
+    }
+    out
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use cli::args::Common;
+use cli::args::{AgalEmit, Common};
 use cli::driver::{self, Target};
 use frontend_spirv::entry::Stage;
 
@@ -26,6 +26,10 @@ struct Cli {
     /// Compile the module's fragment entry point.
     #[arg(long)]
     fragment: bool,
+
+    /// What to write.
+    #[arg(long, value_name = "WHAT", default_value = "agal")]
+    emit: AgalEmit,
 }
 
 fn main() -> ExitCode {
@@ -35,7 +39,10 @@ fn main() -> ExitCode {
         (_, true) => Some(Stage::Fragment),
         _ => None,
     };
-    driver::report("spv2agal", driver::run(Target::Agal, &cli.common, stage))
+    driver::report(
+        "spv2agal",
+        driver::run(&cli.common, stage, &Target::Agal { emit: cli.emit }),
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use cli::args::Common;
+use cli::args::{Common, Pica};
 use cli::driver::{self, Target};
 
 /// Compile a SPIR-V vertex shader to a PICA200 program (.shbin) for the Nintendo 3DS.
@@ -17,11 +17,17 @@ use cli::driver::{self, Target};
 struct Cli {
     #[command(flatten)]
     common: Common,
+
+    #[command(flatten)]
+    pica: Pica,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    driver::report("spv2pica", driver::run(Target::Pica, &cli.common, None))
+    driver::report(
+        "spv2pica",
+        driver::run(&cli.common, None, &Target::Pica(cli.pica)),
+    )
 }
 
 #[cfg(test)]

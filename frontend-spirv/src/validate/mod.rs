@@ -237,3 +237,36 @@ pub(crate) fn used_ids(inst: &Inst) -> impl Iterator<Item = (Option<usize>, Word
             }),
     )
 }
+
+impl ValidModule {
+    /// Fills in what a later stage's diagnostics cannot know: the instruction at their span,
+    /// disassembled, and its `OpLine` source position.
+    pub fn annotate(&self, diags: mir::Diagnostics) -> mir::Diagnostics {
+        let printer = crate::disasm::Printer::new(&self.module);
+        let annotated = diags
+            .0
+            .into_iter()
+            .map(|mut d| {
+                let Some(span) = d.span else { return d };
+                if d.instruction.is_none() {
+                    if let Some(inst) = self.module.insts().find(|i| i.span.ordinal == span.ordinal)
+                    {
+                        d.instruction = Some(printer.inst(&inst.op));
+                    }
+                }
+                if d.source.is_none() {
+                    d.source = span.source.map(|pos| {
+                        let file = self
+                            .module
+                            .source_files
+                            .get(pos.file as usize)
+                            .map_or("<unknown file>", String::as_str);
+                        format!("{file}:{}", pos.line)
+                    });
+                }
+                d
+            })
+            .collect();
+        mir::Diagnostics(annotated)
+    }
+}

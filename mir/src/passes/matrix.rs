@@ -84,10 +84,11 @@ fn gathered_rows(f: &Function, cols: &[Operand], rows: u8) -> Option<Vec<Operand
             return None;
         }
         let inst = f.def_inst(col.value)?;
-        if inst.op != Op::Construct || inst.args.len() != rows as usize {
+        // A wider construct read through its first lanes (mat3(m) of a mat4) counts too.
+        if inst.op != Op::Construct || inst.args.len() < rows as usize {
             return None;
         }
-        for (i, lane) in inst.args.iter().enumerate() {
+        for (i, lane) in inst.args.iter().enumerate().take(rows as usize) {
             if lane.neg || lane.abs || lane.swizzle.lane(0) != j as u8 {
                 return None;
             }

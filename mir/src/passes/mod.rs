@@ -8,6 +8,7 @@
 //!   fold      constant folding            simplify  algebraic identities, peepholes
 //!   copyprop  moves and swizzles folded into their uses
 //!   cse       identical pure instructions merged
+//!   narrow    lanes of a construct nobody reads dropped
 //!   dce       dead instructions and parameters removed
 //! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
@@ -36,6 +37,7 @@ pub mod ifconvert;
 pub mod mad;
 pub mod matrix;
 pub mod mem2reg;
+pub mod narrow;
 pub mod order;
 pub mod pack;
 pub mod params;
@@ -215,6 +217,7 @@ pub fn cleanup(module: &mut Module) -> Result<usize, VerifyError> {
         changed |= run_pass(module, "copyprop", copyprop::run)?;
         changed |= run_pass(module, "cse", cse::run)?;
         changed |= run_pass(module, "params", params::fold_trivial)?;
+        changed |= run_pass(module, "narrow", narrow::run)?;
         changed |= run_pass(module, "dce", dce::run)?;
         changed |= run_pass(module, "blocks", blocks::run)?;
         changed |= run_pass(module, "order", order::run)?;

@@ -8,8 +8,10 @@
 //! - `x < k ? k : x` is `max(x, k)` (and the other spellings of min and max); on equal
 //!   operands both pick the same value, and NaN is no concern of shaders here;
 //! - `min(max(x, 0), 1)` is `sat(x)`;
-//! - `dot4(vec4(p.xyz, 1), r)` is `dph(p, r)` (the PICA200 instruction; AGAL's back end
+//! - `dot4(v, r)` where a lane 3 is 0 is `dot3(v, r)`; `dot4(vec4(p.xyz, 1), r)` is
+//!   `dph(p, r)` (the PICA200 instruction; AGAL's back end
 //!   expands it again);
+//! - `(x + k1) * k2` is `mad(x, k2, k1 * k2)` when the sum has no other use;
 //! - `mad(-a, b, c)` and such keep their modifiers: negation is free on both targets.
 
 use crate::func::Function;
@@ -21,6 +23,8 @@ use super::fold::{constant_n, lane};
 /// Simplifies what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
+    // Counts only fall as rewrites remove uses, and a stale count only misses a rewrite.
+    let uses = f.use_counts();
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
             let Some(result) = f.insts[i].result() else {
@@ -82,6 +86,10 @@ pub fn run(f: &mut Function) -> bool {
                 Op::Mad if is(&args[2], 0.0) => Some((Op::Mul, vec![args[0], args[1]])),
                 Op::Pow if is(&args[1], 2.0) => Some((Op::Mul, vec![args[0], args[0]])),
                 Op::Pow if is(&args[1], 0.5) => Some((Op::Sqrt, vec![args[0]])),
+                // A fourth lane that is a constant 0 adds nothing: dot3 (`m * vec4(n, 0)`).
+                Op::Dot(4) if last_lane_zero(f, &args[0]) || last_lane_zero(f, &args[1]) => {
+                    Some((Op::Dot(3), args.clone()))
+                }
                 Op::Dot(4) => dph(f, &args),
                 Op::Select
                     if is(&args[1], 0.0) && is(&args[2], 1.0) && !f.ty(result).is_float() =>
@@ -110,6 +118,27 @@ pub fn run(f: &mut Function) -> bool {
                 inst.args = a;
                 changed = true;
                 continue;
+            }
+            // (x + k1) * k2 is x * k2 + k1 * k2: one multiply-add, when the sum is read
+            // only here.
+            if f.insts[i].op == Op::Mul {
+                if let Some((x, k2, product)) = scaled_sum(f, &args, lanes, &uses) {
+                    let span = f.insts[i].span;
+                    let k = f.create_inst(
+                        Op::float_const(&product),
+                        Vec::new(),
+                        &[Ty::float(lanes)],
+                        span,
+                    );
+                    let kv = f.insts[k].results[0];
+                    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                    f.blocks[b].insts.insert(pos, k);
+                    let inst = &mut f.insts[i];
+                    inst.op = Op::Mad;
+                    inst.args = vec![x, k2, Operand::new(kv)];
+                    changed = true;
+                    continue;
+                }
             }
             // x / 2^k → x * 2^-k, exactly.
             if f.insts[i].op == Op::Div {
@@ -197,6 +226,44 @@ fn saturate(f: &Function, outer: Op, args: &[Operand], lanes: u8) -> Option<(Op,
         }
     }
     None
+}
+
+/// `(x + k1) * k2` as `mad(x, k2, k1 * k2)` (either factor order): `x`, `k2` and the
+/// product's lanes.
+fn scaled_sum(
+    f: &Function,
+    args: &[Operand],
+    lanes: u8,
+    uses: &std::collections::HashMap<crate::func::Value, usize>,
+) -> Option<(Operand, Operand, Vec<f32>)> {
+    for (sum, k2) in [(args[0], args[1]), (args[1], args[0])] {
+        let Some(c2) = constant_n(f, &k2, lanes) else {
+            continue;
+        };
+        let Some(def) = f.def_inst(sum.value) else {
+            continue;
+        };
+        if def.op != Op::Add || sum.abs || uses.get(&sum.value) != Some(&1) {
+            continue;
+        }
+        for (x, k1) in [(def.args[0], def.args[1]), (def.args[1], def.args[0])] {
+            let k1 = k1.reswizzled(sum.swizzle);
+            let Some(c1) = constant_n(f, &k1, lanes) else {
+                continue;
+            };
+            let x = x.reswizzled(sum.swizzle);
+            let x = if sum.neg { x.negated() } else { x };
+            let sign = if sum.neg { -1.0 } else { 1.0 };
+            let product: Vec<f32> = (0..lanes as usize).map(|l| sign * c1[l] * c2[l]).collect();
+            return Some((x, k2, product));
+        }
+    }
+    None
+}
+
+/// Whether lane 3 of `op` (as read) is the constant 0.
+fn last_lane_zero(f: &Function, op: &Operand) -> bool {
+    lane(f, op.value, op.swizzle.lane(3)) == Some(0.0)
 }
 
 /// `dot4(vec4(p.xyz, 1), r)` → `dph(p.xyz, r)` (either operand order).

@@ -1,0 +1,63 @@
+//! Narrowing of constructs whose last lanes nobody reads: `(m * vec4(n, 0)).xyz` needs only
+//! three of the four row dot products, and `vec4(p.xyz, 1.0).xy` no move of the constant.
+//! The lanes dropped are then dead code for DCE.
+
+use std::collections::HashMap;
+
+use crate::func::{Function, Value};
+use crate::inst::Op;
+use crate::shape::operand_lanes;
+
+/// Narrows what it can. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    // The highest lane each value is read at, over every use.
+    let mut read: HashMap<Value, u8> = HashMap::new();
+    let mut note = |v: Value, top: u8| {
+        let e = read.entry(v).or_insert(0);
+        *e = (*e).max(top);
+    };
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            for (k, a) in inst.args.iter().enumerate() {
+                // Sampling coordinates: assume all four (the dimension is the module's).
+                let lanes = match inst.op {
+                    Op::Sample { .. } => 4,
+                    _ => operand_lanes(f, None, inst, k),
+                };
+                let top = (0..lanes as usize)
+                    .map(|l| a.swizzle.lane(l))
+                    .max()
+                    .unwrap_or(0);
+                note(a.value, top);
+            }
+        }
+        for a in f.blocks[b].term.operands() {
+            // Terminators pass whole values (outputs, block arguments, conditions).
+            let top = (0..f.ty(a.value).lanes as usize)
+                .map(|l| a.swizzle.lane(l))
+                .max()
+                .unwrap_or(0);
+            note(a.value, top);
+        }
+    }
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            if f.insts[i].op != Op::Construct {
+                continue;
+            }
+            let Some(r) = f.insts[i].result() else {
+                continue;
+            };
+            let Some(&top) = read.get(&r) else { continue };
+            let keep = top as usize + 1;
+            if keep < f.insts[i].args.len() {
+                f.insts[i].args.truncate(keep);
+                f.values[r].ty.lanes = keep as u8;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
