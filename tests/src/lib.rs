@@ -56,3 +56,4 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
 }
 
 pub mod mirtest;
+pub mod reference;
