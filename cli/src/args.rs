@@ -53,8 +53,26 @@ pub struct Pica {
     /// Give the output at location L the semantic NAME (position, normalquat, color,
     /// texcoord0, texcoord0w, texcoord1, texcoord2, view, dummy) instead of its default.
     /// Repeatable.
-    #[arg(long = "semantic", value_name = "L=NAME")]
-    pub semantics: Vec<String>,
+    #[arg(long = "semantic", value_name = "L=NAME", value_parser = semantic)]
+    pub semantics: Vec<(u32, backend_pica::shbin::Semantic)>,
+}
+
+/// Parses `L=NAME` for `--semantic`.
+fn semantic(spec: &str) -> Result<(u32, backend_pica::shbin::Semantic), String> {
+    let (l, name) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("expected L=NAME, got {spec:?}"))?;
+    let l: u32 = l
+        .trim()
+        .parse()
+        .map_err(|_| format!("{l:?} is not a location"))?;
+    let s = backend_pica::codegen::outputs::parse_semantic(name.trim()).ok_or_else(|| {
+        format!(
+            "unknown semantic {name:?} (position, normalquat, color, texcoord0, texcoord0w, \
+             texcoord1, texcoord2, view, dummy)"
+        )
+    })?;
+    Ok((l, s))
 }
 
 /// What `spv2agal` writes.

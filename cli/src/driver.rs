@@ -97,7 +97,7 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
     let reject_late = |d: Diagnostics| reject(module.annotate(d));
     match target {
         Target::Pica(pica) => {
-            let semantics = parse_semantics(&pica.semantics)?;
+            let semantics = pica.semantics.clone();
             if pica.emit == PicaEmit::Mir {
                 let mut m = mir.clone();
                 mir::passes::optimize_with(&mut m, &mir::passes::Options::pica())
@@ -142,30 +142,6 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
             )))
         }
     }
-}
-
-/// `--semantic L=NAME` options.
-fn parse_semantics(specs: &[String]) -> Result<Vec<(u32, backend_pica::shbin::Semantic)>, Failure> {
-    specs
-        .iter()
-        .map(|spec| {
-            let (l, name) = spec
-                .split_once('=')
-                .ok_or_else(|| anyhow!("--semantic {spec}: expected L=NAME"))?;
-            let l: u32 = l
-                .trim()
-                .parse()
-                .map_err(|_| anyhow!("--semantic {spec}: {l:?} is not a location"))?;
-            let s = backend_pica::codegen::outputs::parse_semantic(name.trim()).ok_or_else(|| {
-                anyhow!(
-                    "--semantic {spec}: unknown semantic {name:?} (position, normalquat, color, \
-                     texcoord0, texcoord0w, texcoord1, texcoord2, view, dummy)"
-                )
-            })?;
-            Ok((l, s))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()
-        .map_err(Failure::Other)
 }
 
 /// Writes `bytes` to `-o` (or beside the input with `extension`), through a temporary file

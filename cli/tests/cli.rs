@@ -137,25 +137,3 @@ fn an_unreadable_input_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("spv2pica: error: cannot read /no/such/file.spv"));
 }
-
-#[test]
-fn without_check_nothing_is_written_until_a_back_end_exists() {
-    let dir = std::env::temp_dir().join(format!("spv2pica-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("mvp.spv");
-    std::fs::copy(fixture("glsl/mvp_color.vert.spv"), &input).unwrap();
-    let output = dir.join("mvp.shbin");
-    let out = run(
-        PICA,
-        &[input.to_str().unwrap(), "-o", output.to_str().unwrap()],
-        None,
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("cannot generate code yet"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!output.exists());
-    std::fs::remove_dir_all(&dir).unwrap();
-}

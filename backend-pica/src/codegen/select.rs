@@ -80,6 +80,7 @@ pub fn select(
         shift_count: 1,
         uses: use_counts(f),
         outputs_at: HashMap::new(),
+        mad_descriptors: Vec::new(),
         places: HashMap::new(),
         chains: HashMap::new(),
     };
@@ -147,6 +148,8 @@ struct Selector<'a> {
     shift_count: u8,
     /// How many times each value is read (operands and terminators).
     uses: HashMap<Value, usize>,
+    /// The operand descriptors the MADs so far need (at most 32).
+    mad_descriptors: Vec<MadKey>,
     /// Values computed straight into an output register (see [`output_places`]).
     outputs_at: HashMap<Value, Place>,
     /// Values of the current block computed straight into their final place.
@@ -911,6 +914,36 @@ impl Selector<'_> {
     fn emit(&mut self, inst: VInst) {
         let inst = shifted(inst, self.lane, self.shift_count);
         let inst = self.legalize(inst);
+        // A MAD can only use operand descriptors 0-31: past 32 distinct ones, a multiply-add
+        // is a MUL and an ADD.
+        if let VInst::Mad { dst, a, b, c } = inst {
+            let key = mad_descriptor(&inst);
+            if !self.mad_descriptors.contains(&key) {
+                if self.mad_descriptors.len() == crate::limits::MAD_DESCRIPTOR_LIMIT {
+                    let t = self.code.vreg();
+                    let mask = dst.mask();
+                    self.emit(VInst::Binary {
+                        op: BinaryOp::Mul,
+                        dst: VDst::Temp(t, mask),
+                        a,
+                        b,
+                    });
+                    let product = VOp {
+                        src: VSrc::Temp(t),
+                        swizzle: Swizzle::IDENTITY,
+                        neg: false,
+                    };
+                    self.emit(VInst::Binary {
+                        op: BinaryOp::Add,
+                        dst,
+                        a: c,
+                        b: product,
+                    });
+                    return;
+                }
+                self.mad_descriptors.push(key);
+            }
+        }
         let ops = inst.operands();
         self.code.push(inst, &ops, self.span);
     }
@@ -1197,4 +1230,27 @@ fn output_places(
         }
     }
     out
+}
+
+/// What a MAD's operand descriptor holds: the write mask and each source's negation and
+/// swizzle (lanes the mask does not write are don't-care, so they are left out).
+type MadKey = (u8, [(bool, [Component; 4]); 3]);
+
+fn mad_descriptor(inst: &VInst) -> MadKey {
+    let VInst::Mad { dst, a, b, c } = inst else {
+        return (0, [(false, [Component::X; 4]); 3]);
+    };
+    let mask = dst.mask();
+    let read = |o: &VOp| {
+        let lanes = o.swizzle.lanes();
+        let kept: [Component; 4] = std::array::from_fn(|l| {
+            if mask.has(Component::from_index(l)) {
+                lanes[l]
+            } else {
+                Component::X
+            }
+        });
+        (o.neg, kept)
+    };
+    (mask.bits(), [read(a), read(b), read(c)])
 }

@@ -1,0 +1,146 @@
+//! `spv2pica` as a user runs it: what it writes for each `--emit`, the reflection, output
+//! semantics, and that a failed compile leaves no file behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const PICA: &str = env!("CARGO_BIN_EXE_spv2pica");
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(PICA)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spv2pica-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_in(dir: &Path, fixture_name: &str, as_name: &str) -> PathBuf {
+    let path = dir.join(as_name);
+    std::fs::copy(fixture(fixture_name), &path).unwrap();
+    path
+}
+
+#[test]
+fn writes_a_shbin_beside_the_input() {
+    let dir = scratch("shbin");
+    let input = copy_in(&dir, "glsl/mvp_color.vert.spv", "mvp.spv");
+    let out = run(&[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(dir.join("mvp.shbin")).expect("mvp.shbin written");
+    assert_eq!(&bytes[..4], b"DVLB");
+    let bin = backend_pica::shbin::read(&bytes).expect("a .shbin libctru can parse");
+    assert_eq!(bin.dvles.len(), 1);
+    assert!(bin.dvles[0].uniforms.iter().any(|u| u.name == "mvp"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn emits_assembly_that_picasso_syntax_reassembles() {
+    let path = fixture("glsl/ctr_textured_cube.vert.spv");
+    let out = run(&[path.to_str().unwrap(), "--emit", "asm", "-o", "-"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(".proc main"), "{text}");
+    let shbin = run(&[path.to_str().unwrap(), "-o", "-"]);
+    let again = backend_pica::asm::assemble_str("listing.v.pica", &text).expect("assembles");
+    assert_eq!(backend_pica::shbin::write(&again).unwrap(), shbin.stdout);
+}
+
+#[test]
+fn writes_the_reflection_and_takes_semantics() {
+    let dir = scratch("reflect");
+    let json = dir.join("r.json");
+    let path = fixture("glsl/starling_mesh.vert.spv");
+    let out = run(&[
+        path.to_str().unwrap(),
+        "--semantic",
+        "1=color",
+        "--reflect",
+        json.to_str().unwrap(),
+        "-o",
+        dir.join("s.shbin").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: mir::reflect::Reflection =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r.target, "pica");
+    assert_eq!(r.stage, "vertex");
+    let color = r.outputs.iter().find(|o| o.location == Some(1)).unwrap();
+    assert_eq!(color.semantic.as_deref(), Some("color"));
+    assert_eq!(color.mask, "xyzw");
+    let position = r.outputs.iter().find(|o| o.builtin.is_some()).unwrap();
+    assert_eq!(
+        (position.register.as_str(), position.semantic.as_deref()),
+        ("o0", Some("position"))
+    );
+    assert!(
+        r.uniforms
+            .iter()
+            .any(|u| u.name == "mvpMatrix" && u.register == "c0")
+    );
+    assert_eq!(
+        r.stats.instructions,
+        std::fs::read(dir.join("s.shbin"))
+            .map(|b| { backend_pica::shbin::read(&b).unwrap().code.len() })
+            .unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_semantic_is_a_usage_error_and_writes_nothing() {
+    let dir = scratch("badsem");
+    let input = copy_in(&dir, "glsl/mvp_color.vert.spv", "mvp.spv");
+    let out = run(&[input.to_str().unwrap(), "--semantic", "0=colour"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown semantic"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("mvp.shbin").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_compile_error_names_the_limit_and_leaves_no_file() {
+    // Location 9 has no default semantic.
+    let dir = scratch("nosem");
+    let text = "; SPIR-V\n; Version: 1.0\n".to_string()
+        + "OpCapability Shader\n%1 = OpExtInstImport \"GLSL.std.450\"\n"
+        + "OpMemoryModel Logical GLSL450\nOpEntryPoint Vertex %main \"main\" %out\n"
+        + "OpDecorate %out Location 9\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n"
+        + "%float = OpTypeFloat 32\n%v4 = OpTypeVector %float 4\n"
+        + "%ptr = OpTypePointer Output %v4\n%out = OpVariable %ptr Output\n"
+        + "%one = OpConstant %float 1\n%c = OpConstantComposite %v4 %one %one %one %one\n"
+        + "%main = OpFunction %void None %fn\n%l = OpLabel\nOpStore %out %c\nOpReturn\n"
+        + "OpFunctionEnd\n";
+    let input = dir.join("nosem.spvasm");
+    std::fs::write(&input, text).unwrap();
+    let out = run(&[input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error[pica.interface]"), "{err}");
+    assert!(err.contains("--semantic 9="), "{err}");
+    assert!(!dir.join("nosem.shbin").exists());
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(left.len(), 1, "only the input: {left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,273 @@
+//! The PICA200's limits are errors that name the limit and the count, never truncation: one
+//! shader past each limit (made in the test by naga's GLSL front end, or from the corpus),
+//! and each must be refused with the rule and the numbers in its message. Shaders at or just
+//! under a limit compile.
+
+use backend_pica::codegen::{Options, compile};
+use backend_pica::shbin::Semantic;
+use mir::Diagnostics;
+use tests::mirtest::lower;
+
+/// SPIR-V from a GLSL vertex shader, through naga.
+fn vertex(source: &str) -> mir::Module {
+    let module = naga::front::glsl::Frontend::default()
+        .parse(
+            &naga::front::glsl::Options::from(naga::ShaderStage::Vertex),
+            source,
+        )
+        .unwrap_or_else(|e| panic!("naga: {e:?}\n{source}"));
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("naga validation: {e:?}"));
+    let options = naga::back::spv::Options {
+        lang_version: (1, 0),
+        ..Default::default()
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    lower(&bytes).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The first error's rule and message.
+fn refused(result: Result<backend_pica::codegen::Program, Diagnostics>) -> (String, String) {
+    let e = result.map(|_| ()).expect_err("refused");
+    let d = e.errors().next().expect("an error");
+    (d.rule.to_string(), d.message.clone())
+}
+
+#[test]
+fn more_temporaries_than_sixteen() {
+    // Twenty values, each from a running value that changes (so none can be computed
+    // later), all read at the end.
+    let mut body = String::from("vec4 s = a;\n");
+    for i in 0..20 {
+        body += &format!("vec4 t{i} = sin(s); s = s * k[{i}] + b;\n");
+    }
+    let sum: Vec<String> = (0..10).map(|i| format!("t{i} * t{}", 19 - i)).collect();
+    body += &format!("o = {};\n", sum.join(" + "));
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a; layout(location=1) in vec4 b;\n\
+         layout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ vec4 k[20]; }};\n\
+         void main() {{ {body} gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("temporaries"), "{message}");
+    assert!(message.contains("has 16"), "{message}");
+    let needed: usize = message
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .expect("a count");
+    assert!(needed > 16, "{message}");
+}
+
+#[test]
+fn more_than_512_instructions() {
+    // Sixty sines, a dozen words each.
+    let mut body = String::from("vec4 acc = vec4(0.0);\n");
+    for i in 0..60 {
+        body += &format!("acc += sin(a * k[{i}]);\n");
+    }
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ vec4 k[60]; }};\n\
+         void main() {{ {body} o = acc; gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("runs at most 512"), "{message}");
+}
+
+#[test]
+fn uniforms_and_literals_share_96_registers() {
+    let m = vertex(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U { vec4 k[95]; };\n\
+         void main() { o = a * k[3] + vec4(0.25, 0.5, 0.75, 2.0) + vec4(3.0, 5.0, 7.0, 9.0); \
+         gl_Position = a * k[94]; }",
+    );
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("c0 to c94"), "{message}");
+    assert!(message.contains("96 float registers"), "{message}");
+    // One register fewer of uniforms fits.
+    let m = vertex(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U { vec4 k[94]; };\n\
+         void main() { o = a * k[3] + vec4(0.25, 0.5, 0.75, 2.0); gl_Position = a * k[93]; }",
+    );
+    compile(&m, &Options::default()).expect("fits");
+}
+
+#[test]
+fn seven_semantic_outputs_at_most() {
+    let outs: String = (0..7)
+        .map(|l| format!("layout(location={l}) out vec4 o{l};\n"))
+        .collect();
+    let writes: String = (0..7).map(|l| format!("o{l} = a * {l}.0;\n")).collect();
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\n{outs}void main() {{ {writes} gl_Position = a; }}"
+    ));
+    // Location 6 has no default semantic.
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.interface", "{message}");
+    assert!(message.contains("location 6 has no semantic"), "{message}");
+    // With one, that is eight outputs with gl_Position: one too many.
+    let options = Options {
+        semantics: vec![(6, Semantic::Dummy)],
+    };
+    let (rule, message) = refused(compile(&m, &options));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("more than 7 outputs"), "{message}");
+}
+
+#[test]
+fn inputs_v0_to_v15() {
+    let m =
+        vertex("#version 450\nlayout(location=16) in vec4 a;\nvoid main() { gl_Position = a; }");
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("location 16"), "{message}");
+    let m =
+        vertex("#version 450\nlayout(location=15) in vec4 a;\nvoid main() { gl_Position = a; }");
+    compile(&m, &Options::default()).expect("v15 exists");
+}
+
+#[test]
+fn if_nesting_deeper_than_eight() {
+    // Twelve nested ifs on values the program computes, with arms too big to become
+    // selects (the innermost may).
+    let mut body = String::from("vec4 r = a;\n");
+    for i in 0..12 {
+        body += &format!("if (a.x > k[{i}].x) {{ r = r * sin(k[{i}]);\n");
+    }
+    body += &"}".repeat(12);
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ vec4 k[12]; }};\n\
+         void main() {{ {body} o = r; gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.control-flow", "{message}");
+    assert!(message.contains("deeper than 8"), "{message}");
+}
+
+#[test]
+fn loop_nesting_deeper_than_four() {
+    // Five loops on uniform counts (not unrollable), nested.
+    let mut body = String::from("vec4 r = a;\n");
+    for i in 0..5 {
+        body += &format!("for (int i{i} = 0; i{i} < n[{i}].x; i{i}++) {{\n");
+    }
+    body += "r = r * 0.5 + a;";
+    body += &"}".repeat(5);
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ ivec4 n[5]; }};\n\
+         void main() {{ {body} o = r; gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.control-flow", "{message}");
+    assert!(message.contains("deeper than 4"), "{message}");
+}
+
+#[test]
+fn more_than_128_operand_descriptors() {
+    // Products of differently swizzled and negated operands: a descriptor each.
+    let letters = ['x', 'y', 'z', 'w'];
+    let mut body = String::from("vec4 acc = vec4(0.0);\n");
+    let mut n = 0;
+    'outer: for i in 0..256usize {
+        let sw: String = (0..4).map(|k| letters[(i >> (2 * k)) & 3]).collect();
+        for neg in ["", "-"] {
+            body += &format!("acc += {neg}a.{sw} * b.wzyx;\n");
+            n += 1;
+            if n == 140 {
+                break 'outer;
+            }
+        }
+    }
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a; layout(location=1) in vec4 b;\n\
+         layout(location=0) out vec4 o;\nvoid main() {{ {body} o = acc; gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("128 operand descriptors"), "{message}");
+}
+
+#[test]
+fn the_corpus_stays_within_every_limit() {
+    // What does compile is within the limits by construction: check the numbers.
+    for path in tests::fixture_files("glsl", ".vert.spv") {
+        let m = lower(&std::fs::read(&path).unwrap()).unwrap();
+        let Ok(p) = compile(&m, &Options::default()) else {
+            continue;
+        };
+        let r = &p.reflection.stats;
+        assert!(r.instructions <= 512, "{}", path.display());
+        assert!(r.temporaries <= 16, "{}", path.display());
+        assert!(r.operand_descriptors.unwrap() <= 128, "{}", path.display());
+        assert!(r.constant_registers <= 96, "{}", path.display());
+    }
+}
+
+#[test]
+fn more_than_32_multiply_add_patterns_still_compile() {
+    // MAD reaches operand descriptors 0-31 only: fifty differently swizzled multiply-adds
+    // need more, so the later ones become MUL + ADD; the result must not change.
+    let letters = ['x', 'y', 'z', 'w'];
+    let mut body = String::from("vec4 acc = vec4(0.0);\n");
+    for i in 0..50usize {
+        let sw: String = (0..4).map(|k| letters[(i >> (2 * k)) & 3]).collect();
+        body += &format!("acc += a.{sw} * b.wzyx;\n");
+    }
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a; layout(location=1) in vec4 b;\n\
+         layout(location=0) out vec4 o;\nvoid main() {{ {body} o = acc; gl_Position = a; }}"
+    ));
+    let p = compile(&m, &Options::default()).expect("compiles");
+    let mads = p
+        .code
+        .iter()
+        .filter(|i| matches!(i, backend_pica::Inst::Mad { .. }))
+        .count();
+    assert!(
+        (30..=32).contains(&mads),
+        "{mads} MADs: the limit is not exercised"
+    );
+    let sim = backend_pica::sim::Simulator::new(&p.bytes()).unwrap();
+    let mut rng = tests::mirtest::Rng(7);
+    for _ in 0..20 {
+        let values = tests::mirtest::Values::random(&m, &mut rng, false);
+        let env = values.env(&tests::mirtest::Procedural);
+        let mir::eval::Outcome::Outputs(want) = mir::eval::run(&m, &env).unwrap() else {
+            panic!()
+        };
+        let mut inputs = [[0.0f32; 4]; 16];
+        for (i, (_, input)) in m.inputs.iter().enumerate() {
+            inputs[input.location as usize] = values.inputs[i];
+        }
+        let out = sim
+            .run(0, &inputs, &backend_pica::sim::Uniforms::default())
+            .unwrap();
+        let k = m
+            .outputs
+            .iter()
+            .position(|o| o.location == Some(0))
+            .unwrap();
+        let reg = p.outputs[k].unwrap().0 as usize;
+        for l in 0..4 {
+            assert!(
+                tests::mirtest::close(want[k][l], out.outputs[reg][l], 1e-3),
+                "{:?} vs {:?}",
+                want[k],
+                out.outputs[reg]
+            );
+        }
+    }
+}
