@@ -103,13 +103,15 @@ impl<I> VCode<I> {
     pub fn new(f: &Function) -> VCode<I> {
         let preds = f.predecessors();
         let mut origins = Vec::new();
+        let mut split = std::collections::HashSet::new();
         for &b in &f.layout {
             origins.push(Origin::Block(b));
             let succs = f.blocks[b].term.successors();
             if succs.len() > 1 {
                 for s in succs {
-                    if preds[s.index()].len() > 1 {
-                        origins.push(Origin::Edge(b, s));
+                    let edge = Origin::Edge(b, s);
+                    if preds[s.index()].len() > 1 && split.insert(edge) {
+                        origins.push(edge);
                     }
                 }
             }

@@ -18,7 +18,9 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
             let name = p.file_name()?.to_string_lossy().to_string();
             // One file per source: the raw .spv.
             let stem = name.strip_suffix(".spv")?;
-            (!stem.contains(".opt") && !stem.contains(".g") && !stem.contains(".v13")
+            (!stem.contains(".opt")
+                && !stem.contains(".g")
+                && !stem.contains(".v13")
                 && !stem.contains("optsize"))
             .then(|| (stem.to_string(), std::fs::read(&p).ok()))
             .and_then(|(n, b)| Some((n, b?)))

@@ -4,8 +4,9 @@
 //! - An `if` is IFC (on `cmp.x`, which the CMP at the end of its block set) or IFU (on a
 //!   bool uniform), its then-part, and an else-part; an arm that only continues the loop
 //!   makes the continue block the merge of both arms.
-//! - A loop is LOOP over an integer constant of 256 iterations (the most one LOOP can run)
-//!   with BREAKC at each exit; exits must be at the loop's top level (BREAK inside an IF is
+//! - A loop with a known trip count is LOOP over an integer constant of that count, without
+//!   its test; any other loop is LOOP over 256 iterations (the most one LOOP can run) with
+//!   BREAKC at each exit. Exits must be at the loop's top level (BREAK inside an IF is
 //!   undefined on the hardware).
 //! - Register moves that regalloc2 asks for become MOVs where they belong: in the block, in
 //!   an arm (for a split edge), or after the loop (for its exit edge).
@@ -78,6 +79,8 @@ struct LoopCtx {
     cont: BlockId,
     /// IF depth at the loop's top level.
     if_depth: usize,
+    /// For a counted loop, the block whose exit test LOOP's count replaces.
+    counted: Option<BlockId>,
 }
 
 /// Where an arm of an `if` goes.
@@ -152,7 +155,12 @@ impl Emitter<'_> {
         for item in self.alloc.block_items(self.code, vb) {
             match item {
                 Item::Inst(i) => {
+                    let counted_test = matches!(origin, Origin::Block(b)
+                        if self.loops.last().is_some_and(|l| l.counted == Some(b)));
                     if let Some(inst) = self.code.inst(i) {
+                        if counted_test && matches!(inst, VInst::Cmp { .. }) {
+                            continue;
+                        }
                         let machine = self.machine(i, inst);
                         self.push(machine);
                     }
@@ -383,6 +391,8 @@ impl Emitter<'_> {
                     );
                 }
                 match self.condition(b, when) {
+                    // A counted loop's own test: LOOP's count does it.
+                    _ if l.counted == Some(b) => {}
                     Some(Ok(cond)) => self.push(Inst::BreakC { cond }),
                     _ => self.error(
                         span,
@@ -482,8 +492,76 @@ impl Emitter<'_> {
         Some(stop)
     }
 
-    /// Emits a loop: LOOP over 256 iterations, the body from the header to the back edge,
-    /// then the moves of its exit edge.
+    /// The trip count of the loop at `h` and its test's block, when the loop can run that
+    /// many times without testing: the count is known (1 to 256); nothing computed in the
+    /// header or the test's block is read after the loop (the last test, which LOOP skips,
+    /// would have computed it); and allocation put no moves in those blocks.
+    fn counted(&self, h: BlockId) -> Option<(u32, BlockId)> {
+        let (trips, exit) = mir::passes::unroll::trip_count(self.f, h, 256)?;
+        if trips == 0 {
+            return None;
+        }
+        let regions = mir::regions::Regions::new(self.f);
+        let l = regions.constructs.iter().find(|c| c.header == h)?;
+        let tested = [h, exit];
+        let defined: Vec<mir::Value> = tested
+            .iter()
+            .flat_map(|&b| self.f.blocks[b].insts.iter())
+            .filter_map(|&i| self.f.insts[i].result())
+            .collect();
+        for &b in &self.f.layout {
+            if regions.contains(l, b) {
+                continue;
+            }
+            let reads = |v: mir::Value| {
+                self.f.blocks[b]
+                    .insts
+                    .iter()
+                    .any(|&i| self.f.insts[i].args.iter().any(|a| a.value == v))
+                    || self.f.blocks[b]
+                        .term
+                        .operands()
+                        .iter()
+                        .any(|a| a.value == v)
+            };
+            if defined.iter().any(|&v| reads(v)) {
+                return None;
+            }
+        }
+        let moves = tested.iter().any(|&b| {
+            self.code.block_of(Origin::Block(b)).is_some_and(|vb| {
+                self.alloc
+                    .block_items(self.code, vb)
+                    .iter()
+                    .any(|i| matches!(i, Item::Move { .. }))
+            })
+        });
+        (!moves).then_some((trips, exit))
+    }
+
+    /// The integer register holding `value` (`.consti`-style, from i3 down).
+    fn int_register(&mut self, value: [u8; 4], span: Span) -> u8 {
+        if let Some(&(r, _)) = self.int_constants.iter().find(|(_, v)| *v == value) {
+            return r;
+        }
+        if self.int_constants.len() == usize::from(limits::INT_UNIFORMS) {
+            self.error(
+                span,
+                format!(
+                    "loops with more than {} different iteration counts (the PICA200 has \
+                     integer registers i0 to i3)",
+                    limits::INT_UNIFORMS
+                ),
+            );
+            return 3;
+        }
+        let r = 3 - self.int_constants.len() as u8;
+        self.int_constants.push((r, value));
+        r
+    }
+
+    /// Emits a loop: LOOP over its trip count (or 256 iterations with BREAKC), the body
+    /// from the header to the back edge, then the moves of its exit edge.
     fn emit_loop(&mut self, h: BlockId, merge: BlockId, cont: BlockId) {
         let span = self.f.blocks[h].span;
         if self.loops.len() == limits::LOOP_STACK_DEPTH {
@@ -496,11 +574,11 @@ impl Emitter<'_> {
             );
             return;
         }
-        // The iteration count: the most one LOOP runs (i.x + 1 = 256).
-        let ireg = 3 - self.int_constants.len().min(3) as u8;
-        if !self.int_constants.iter().any(|(r, _)| *r == ireg) {
-            self.int_constants.push((ireg, [255, 0, 1, 0]));
-        }
+        // A loop with a known trip count runs exactly that many times and tests nothing;
+        // any other runs up to 256 times (the most one LOOP can) and leaves by BREAKC.
+        let counted = self.counted(h);
+        let count = counted.map_or(256, |(trips, _)| trips);
+        let ireg = self.int_register([(count - 1) as u8, 0, 1, 0], span);
         let pos = self.out.len();
         self.push(Inst::Loop {
             i: IntReg::new(ireg).unwrap_or(IntReg::from_field(3)),
@@ -511,6 +589,7 @@ impl Emitter<'_> {
             merge,
             cont,
             if_depth: self.if_depth,
+            counted: counted.map(|(_, exit)| exit),
         });
         if let Some(next) = self.block(h) {
             self.region(next, None);

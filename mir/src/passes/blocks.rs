@@ -1,12 +1,17 @@
 //! Block merging: a block whose only predecessor jumps to it unconditionally joins that
 //! predecessor, unless a structured region names it (a merge block or continue target keeps
 //! its place). A header may move up into its predecessor with its annotation.
+//!
+//! Jump threading: a branch to a block that does nothing but jump on (an empty `then {
+//! break; }` arm) goes straight to where that block jumps, so a loop's exit is a branch in
+//! its header rather than a jump from an empty arm.
 
 use crate::func::{Function, Structure, Terminator};
 
-/// Merges straight-line block pairs. Returns whether anything changed.
+/// Merges straight-line block pairs and threads branches through empty blocks. Returns
+/// whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut changed = false;
+    let mut changed = thread(f);
     loop {
         let preds = f.predecessors();
         let mut named = vec![false; f.blocks.len()];
@@ -56,4 +61,54 @@ pub fn run(f: &mut Function) -> bool {
         f.layout.retain(|&x| x != b);
         changed = true;
     }
+}
+
+/// Retargets conditional-branch edges that lead to an empty forwarding block (no
+/// instructions, parameters or annotation, one predecessor, named by no region) to that
+/// block's own target. Returns whether anything changed.
+fn thread(f: &mut Function) -> bool {
+    let preds = f.predecessors();
+    let mut named = vec![false; f.blocks.len()];
+    for &b in &f.layout {
+        match f.blocks[b].structure {
+            Some(Structure::If { merge } | Structure::Region { merge }) => {
+                named[merge.index()] = true
+            }
+            Some(Structure::Loop { merge, cont }) => {
+                named[merge.index()] = true;
+                named[cont.index()] = true;
+            }
+            None => {}
+        }
+    }
+    let mut changed = false;
+    for b in f.layout.clone() {
+        let Terminator::Branch { .. } = f.blocks[b].term else {
+            continue;
+        };
+        let mut term = f.blocks[b].term.clone();
+        for k in 0..2 {
+            let other = term.successors()[1 - k];
+            let e = &mut term.edges_mut()[k];
+            let t = e.target;
+            let block = &f.blocks[t];
+            let forwards = block.insts.is_empty()
+                && block.params.is_empty()
+                && block.structure.is_none()
+                && !named[t.index()]
+                && preds[t.index()].len() == 1
+                && e.args.is_empty();
+            if let (true, Terminator::Jump(next)) = (forwards, &block.term) {
+                // Not onto the other edge's target: a branch needs two places to go.
+                if next.target != t && next.target != b && next.target != other {
+                    **e = next.clone();
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            f.blocks[b].term = term;
+        }
+    }
+    changed
 }

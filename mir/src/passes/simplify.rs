@@ -4,7 +4,7 @@
 //! - strength: `x * 0` is 0 (shader arithmetic is not IEEE-strict: both targets flush, and
 //!   the PICA200 gives 0 for inf·0 itself), `x / 2^k` is `x * 2^-k` (exact), `pow(x, 1)`,
 //!   `pow(x, 2)` is `x * x`, `pow(x, 0.5)` is `sqrt(x)`, `x - y` with constant y is `x + (-y)`;
-//! - `c ? true : false` is `c`, `c ? false : true` is `!c`;
+//! - `c ? true : false` is `c`, `c ? false : true` is `!c`, `!(a < b)` is `a >= b`;
 //! - `x < k ? k : x` is `max(x, k)` (and the other spellings of min and max); on equal
 //!   operands both pick the same value, and NaN is no concern of shaders here;
 //! - `min(max(x, 0), 1)` is `sat(x)`;
@@ -78,6 +78,14 @@ pub fn run(f: &mut Function) -> bool {
             }
             // Rewrites in place.
             let new: Option<(Op, Vec<Operand>)> = match f.insts[i].op {
+                // !(a < b) is a >= b (shader comparisons do not promise NaN behaviour).
+                Op::Not => match f.def_inst(args[0].value) {
+                    Some(inner) if args[0].swizzle.is_identity(lanes) => match inner.op {
+                        Op::Cmp(c) => Some((Op::Cmp(c.inverted()), inner.args.clone())),
+                        _ => None,
+                    },
+                    _ => None,
+                },
                 Op::Mul if is(&args[0], 0.0) || is(&args[1], 0.0) => {
                     Some((Op::float_const(&vec![0.0; lanes as usize]), Vec::new()))
                 }

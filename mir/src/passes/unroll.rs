@@ -72,6 +72,35 @@ pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
     }
 }
 
+/// The trip count of the loop headed by `header` (at most `max`), when it qualifies as for
+/// unrolling (one exit, from a branch that runs every iteration, decided by constants
+/// alone), with the block holding that branch. Back ends use it to run a loop a counted
+/// number of times without testing its condition.
+pub fn trip_count(f: &Function, header: BlockId, max: u32) -> Option<(u32, BlockId)> {
+    let regions = Regions::new(f);
+    let l = regions.constructs.iter().find(|c| c.header == header)?;
+    let Structure::Loop { merge, cont } = l.structure else {
+        return None;
+    };
+    let blocks: Vec<BlockId> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| regions.contains(l, b))
+        .collect();
+    let plan = plan(
+        f,
+        &regions.doms,
+        header,
+        merge,
+        cont,
+        &blocks,
+        max,
+        usize::MAX,
+    )?;
+    Some((plan.trips, plan.exit_block))
+}
+
 /// What unrolling a loop needs to know.
 struct Plan {
     /// How many times the body runs.
@@ -172,7 +201,10 @@ fn plan(
         params = back.args.iter().map(|a| read(f, &known, a)).collect();
     }
     let size: usize = blocks.iter().map(|&b| f.blocks[b].insts.len() + 1).sum();
-    if f.inst_count() + size * trips as usize > max_insts {
+    if f.inst_count()
+        .saturating_add(size.saturating_mul(trips as usize))
+        > max_insts
+    {
         return None;
     }
     Some(Plan {
