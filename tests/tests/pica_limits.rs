@@ -271,3 +271,63 @@ fn more_than_32_multiply_add_patterns_still_compile() {
         }
     }
 }
+
+#[test]
+fn rematerialisation_makes_room() {
+    // Twenty products of an input and a uniform, each read twice far apart: held in
+    // registers they need twenty temporaries; recomputed at each reader they fit.
+    let mut body = String::new();
+    for i in 0..20 {
+        body += &format!("vec4 t{i} = a * k[{i}];\n");
+    }
+    let sum: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
+    body += &format!("vec4 s = {};\n", sum.join(" + "));
+    let prod: Vec<String> = (0..20).map(|i| format!("(s - t{i})")).collect();
+    body += &format!("o = {};\n", prod.join(" * "));
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ vec4 k[20]; }};\n\
+         void main() {{ {body} gl_Position = a; }}"
+    ));
+    let mut optimised = m.clone();
+    mir::passes::optimize_with(&mut optimised, &mir::passes::Options::pica()).unwrap();
+    let pressure = mir::liveness::pressure(&optimised.function).values;
+    assert!(
+        pressure > 16,
+        "only {pressure} live at once: nothing to show"
+    );
+    let p = compile(&m, &Options::default()).expect("fits once values are recomputed");
+    let sim = backend_pica::sim::Simulator::new(&p.bytes()).unwrap();
+    let mut rng = tests::mirtest::Rng(11);
+    for _ in 0..10 {
+        let values = tests::mirtest::Values::random(&m, &mut rng, false);
+        let env = values.env(&tests::mirtest::Procedural);
+        let mir::eval::Outcome::Outputs(want) = mir::eval::run(&m, &env).unwrap() else {
+            panic!()
+        };
+        let mut inputs = [[0.0f32; 4]; 16];
+        for (i, (_, input)) in m.inputs.iter().enumerate() {
+            inputs[input.location as usize] = values.inputs[i];
+        }
+        let mut u = backend_pica::sim::Uniforms::default();
+        for (slot, v) in u.float.iter_mut().zip(&values.uniforms) {
+            *slot = *v;
+        }
+        let out = sim.run(0, &inputs, &u).unwrap();
+        let k = m
+            .outputs
+            .iter()
+            .position(|o| o.location == Some(0))
+            .unwrap();
+        let reg = p.outputs[k].unwrap().0 as usize;
+        for l in 0..4 {
+            // Twenty factors: the f24 errors add up.
+            assert!(
+                tests::mirtest::close(want[k][l], out.outputs[reg][l], 2e-2),
+                "{:?} vs {:?}",
+                want[k],
+                out.outputs[reg]
+            );
+        }
+    }
+}

@@ -112,9 +112,27 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         return Err(diagnostics(errors));
     }
 
+    // When the values do not fit the temporaries, recompute the cheap ones at their
+    // readers (rematerialisation) and try once more.
     let mut pool = pool::Pool::default();
-    let selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
-    let alloc = match selected.code.allocate(usize::from(limits::TEMP_REGISTERS)) {
+    let mut selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+    let mut allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
+    if matches!(allocated, Err(AllocError::TooManyLive { .. }))
+        && mir::passes::remat::run(&mut m.function)
+    {
+        mir::passes::run_pass(&mut m, "dce", mir::passes::dce::run)
+            .and_then(|_| mir::passes::run_pass(&mut m, "order", mir::passes::order::run))
+            .map_err(|e| {
+                diagnostics(vec![Diagnostic::error(
+                    "pica.internal",
+                    format!("internal error (this is a bug): {e}"),
+                )])
+            })?;
+        pool = pool::Pool::default();
+        selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+        allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
+    }
+    let alloc = match allocated {
         Ok(a) => a,
         Err(AllocError::TooManyLive { needed, at }) => {
             let d = Diagnostic::error(

@@ -41,6 +41,7 @@ pub mod narrow;
 pub mod order;
 pub mod pack;
 pub mod params;
+pub mod remat;
 pub mod simplify;
 pub mod sink;
 pub mod unroll;
