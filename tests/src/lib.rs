@@ -55,5 +55,6 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
     options
 }
 
+pub mod generate;
 pub mod mirtest;
 pub mod reference;
