@@ -16,12 +16,16 @@
 //!   error numbers; [`validate_pair`] adds the vertex–fragment linkage rules.
 //! - [`disasm::listing`] and [`asm::assemble`]: AGALMiniAssembler text, both ways.
 //! - [`sim`]: a float32 interpreter for vertex and fragment programs, with a texture trait.
+//! - [`codegen`]: the compiler proper, MIR to a [`Program`] for a [`Profile`] (selection,
+//!   regalloc2, structured emission, literal pool, reflection), every program checked by
+//!   [`validate()`] before it is returned.
 //!
 //! Invariants: library code never panics on input (decoders and the validator return typed
 //! errors) and never prints.
 #![deny(missing_docs)]
 
 pub mod asm;
+pub mod codegen;
 pub mod disasm;
 mod header;
 mod inst;

@@ -18,17 +18,38 @@ pub enum Target {
     /// `spv2pica`.
     Pica(Pica),
     /// `spv2agal`.
-    Agal {
-        /// What to write.
-        emit: AgalEmit,
-    },
+    Agal(Agal),
+}
+
+/// `spv2agal`'s choices.
+#[derive(Clone, Debug)]
+pub struct Agal {
+    /// What to write.
+    pub emit: AgalEmit,
+    /// The Stage3D profile.
+    pub profile: backend_agal::Profile,
+    /// Sampler flags by binding.
+    pub samplers: Vec<backend_agal::codegen::SamplerFlags>,
+    /// The other stage's shader (SPIR-V) or program (`.agal`), to check that the varyings
+    /// agree.
+    pub link: Option<std::path::PathBuf>,
+}
+
+impl Agal {
+    fn options(&self) -> backend_agal::codegen::Options {
+        backend_agal::codegen::Options {
+            profile: self.profile,
+            samplers: self.samplers.clone(),
+            ..Default::default()
+        }
+    }
 }
 
 impl Target {
     fn stages(&self) -> &'static [Stage] {
         match self {
             Target::Pica(_) => &[Stage::Vertex],
-            Target::Agal { .. } => &[Stage::Vertex, Stage::Fragment],
+            Target::Agal(_) => &[Stage::Vertex, Stage::Fragment],
         }
     }
 
@@ -40,7 +61,7 @@ impl Target {
             (Target::Pica(_), Stage::Geometry) => {
                 "PICA200 geometry programs are not supported yet".into()
             }
-            (Target::Agal { .. }, Stage::Geometry) => "Stage3D has no geometry stage".into(),
+            (Target::Agal(_), Stage::Geometry) => "Stage3D has no geometry stage".into(),
             _ => format!("{} programs are not supported", stage.name()),
         }
     }
@@ -125,22 +146,143 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
             }
             write_output(common, &display, extension, &bytes)
         }
-        Target::Agal { emit } => {
-            if common.check {
-                return Ok(());
-            }
-            if *emit == AgalEmit::Mir {
-                let mut m = mir.clone();
-                mir::passes::optimize(&mut m)
-                    .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
+        Target::Agal(agal) => {
+            let options = agal.options();
+            if agal.emit == AgalEmit::Mir {
+                let m = backend_agal::codegen::prepare(&mir, &options).map_err(reject_late)?;
+                if common.check {
+                    return Ok(());
+                }
                 let text = mir::print::print_module(&m);
                 return write_output(common, &display, "mir", text.as_bytes());
             }
-            Err(Failure::Other(anyhow!(
-                "{display}: the module is valid, but spv2agal cannot generate code yet: the \
-                 AGAL back end is not written (use --check to validate only)"
-            )))
+            let program = backend_agal::codegen::compile(&mir, &options).map_err(reject_late)?;
+            if let Some(other) = &agal.link {
+                check_link(&program, other, &options, target)?;
+            }
+            if common.check {
+                return Ok(());
+            }
+            let (bytes, extension) = match agal.emit {
+                AgalEmit::Agal => (program.bytes.clone(), "agal"),
+                AgalEmit::Asm => (program.listing().into_bytes(), "agalasm"),
+                _ => (program.glsl2agal_json().into_bytes(), "json"),
+            };
+            if let Some(path) = &common.reflect {
+                write_file(path, &display, program.reflection.to_json().as_bytes())?;
+            }
+            write_output(common, &display, extension, &bytes)
         }
+    }
+}
+
+/// The display name of an input path (`<stdin>` for `-`).
+fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// `--link OTHER`: the other stage's program, compiled from SPIR-V with the same options or
+/// read as AGAL bytes, must link with `program` (Flash's upload rules; for two compiled
+/// shaders also their interfaces, location by location).
+fn check_link(
+    program: &backend_agal::codegen::Compiled,
+    other: &Path,
+    options: &backend_agal::codegen::Options,
+    target: &Target,
+) -> Result<(), Failure> {
+    use backend_agal::Stage as AgalStage;
+    let shown = display_name(other);
+    let bytes = read_input(other)?;
+    let mine_vertex = program.program.stage == AgalStage::Vertex;
+    let result = if other.extension().and_then(|e| e.to_str()) == Some("agal") {
+        let (v, f) = if mine_vertex {
+            (program.bytes.as_slice(), bytes.as_slice())
+        } else {
+            (bytes.as_slice(), program.bytes.as_slice())
+        };
+        backend_agal::codegen::check_program_pair(v, f, options.profile)
+    } else {
+        let input = match other.extension().and_then(|e| e.to_str()) {
+            Some("spvasm") => Input::Text(
+                std::str::from_utf8(&bytes)
+                    .map_err(|e| anyhow!("{shown}: assembly text is not UTF-8: {e}"))?,
+            ),
+            _ => Input::detect(&bytes),
+        };
+        let text = match input {
+            Input::Text(t) => Some(t),
+            Input::Binary(_) => None,
+        };
+        let reject = |d: Diagnostics| Failure::Rejected(d.render(&shown, text));
+        let module = frontend_spirv::load(input, &Options::default()).map_err(reject)?;
+        let unsupported = |s: Stage| target.unsupported(s);
+        let query = entry::Query {
+            name: None,
+            stage: Some(if mine_vertex {
+                Stage::Fragment
+            } else {
+                Stage::Vertex
+            }),
+            supported: target.stages(),
+            unsupported_reason: &unsupported,
+        };
+        let entry = entry::select(&module, &query).map_err(reject)?;
+        let mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
+        let compiled = backend_agal::codegen::compile(&mir, options)
+            .map_err(|d| reject(module.annotate(d)))?;
+        if mine_vertex {
+            backend_agal::codegen::check_link(program, &compiled)
+        } else {
+            backend_agal::codegen::check_link(&compiled, program)
+        }
+    };
+    result.map_err(|d| Failure::Rejected(d.render(&shown, None)))
+}
+
+/// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.
+/// Prints a summary on success; each broken rule with Flash's error number otherwise.
+pub fn validate_agal(input: &Path, profile: backend_agal::Profile) -> Result<(), Failure> {
+    let shown = display_name(input);
+    let bytes = read_input(input)?;
+    match backend_agal::validate(&bytes, profile) {
+        Ok(info) => {
+            println!(
+                "{shown}: valid AGAL {} {} program for the {profile} profile: {} tokens, {} \
+                 temporaries, {} constant registers, {} samplers",
+                info.version,
+                info.stage.name(),
+                info.tokens,
+                info.temporaries,
+                info.constants,
+                info.samplers.len()
+            );
+            Ok(())
+        }
+        Err(errors) => Err(Failure::Rejected(
+            errors
+                .iter()
+                .map(|e| {
+                    let mut line = format!("{shown}: error[flash.{}]: {}", e.code(), e.message);
+                    if let Some(t) = e.token {
+                        line.push_str(&format!("\n  --> token {t}"));
+                        if let Some(field) = e.operand {
+                            line.push_str(&format!(", {field}"));
+                        }
+                    }
+                    line.push_str(&format!(
+                        "\n   = rule: #{} {}\n",
+                        e.code(),
+                        e.rule.summary()
+                    ));
+                    line
+                })
+                .collect::<Vec<_>>()
+                .join(""),
+        )),
     }
 }
 

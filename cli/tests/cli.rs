@@ -137,3 +137,287 @@ fn an_unreadable_input_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("spv2pica: error: cannot read /no/such/file.spv"));
 }
+
+// ------------------------------------------------------------------------------------------
+// spv2agal
+// ------------------------------------------------------------------------------------------
+
+/// A fresh directory for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+fn agal_scratch(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(format!("spv2agal-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    Scratch(dir)
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn spv2agal_writes_agal_beside_the_input() {
+    let dir = agal_scratch("write");
+    let input = dir.join("frag.spv");
+    std::fs::copy(fixture("glsl/starling_mesh.frag.spv"), &input).unwrap();
+    let out = run(AGAL, &[input.to_str().unwrap(), "--fragment"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    let bytes = std::fs::read(dir.join("frag.agal")).unwrap();
+    assert_eq!(bytes[..7], [0xa0, 1, 0, 0, 0, 0xa1, 1]);
+    assert_eq!(bytes.len(), 7 + 24 * 2, "tex and mul");
+    assert!(backend_agal::validate(&bytes, backend_agal::Profile::Baseline).is_ok());
+}
+
+#[test]
+fn spv2agal_emits_listing_json_mir_and_reflection() {
+    let dir = agal_scratch("emit");
+    let path = fixture("glsl/starling_mesh.frag.spv");
+    let path = path.to_str().unwrap();
+    let out = run(AGAL, &[path, "--emit", "asm", "-o", "-"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "tex ft0, v0.xyyy, fs0 <2d,linear,mipnone,repeat,rgba>\nmul oc, ft0, v1\n"
+    );
+    let out = run(AGAL, &[path, "--emit", "json", "-o", "-"], None);
+    let json = stdout(&out);
+    for key in [
+        "\"varnames\":{",
+        "\"texture0\":\"fs0\"",
+        "\"consts\":{}",
+        "\"agalasm\":\"tex ",
+        "\"agalbin\":[160,1,",
+    ] {
+        assert!(json.contains(key), "{key}: {json}");
+    }
+    let out = run(AGAL, &[path, "--emit", "mir", "-o", "-"], None);
+    assert!(
+        stdout(&out).starts_with("fragment \"main\""),
+        "{}",
+        stdout(&out)
+    );
+    let reflect = dir.join("r.json");
+    let out = run(
+        AGAL,
+        &[
+            path,
+            "-o",
+            dir.join("x.agal").to_str().unwrap(),
+            "--reflect",
+            reflect.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(reflect).unwrap();
+    for key in [
+        "\"target\": \"agal\"",
+        "\"agal_version\": 1",
+        "\"register\": \"fs0\"",
+        "\"register\": \"oc\"",
+    ] {
+        assert!(text.contains(key), "{key}: {text}");
+    }
+}
+
+#[test]
+fn spv2agal_profiles_and_sampler_flags() {
+    let path = fixture("glsl/starling_mesh.frag.spv");
+    let path = path.to_str().unwrap();
+    let out = run(
+        AGAL,
+        &[path, "--profile", "standardExtended", "-o", "-"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.stdout[..7], [0xa0, 3, 0, 0, 0, 0xa1, 1]);
+    let out = run(AGAL, &[path, "--profile", "Standard"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "profile names are Stage3D's, case and all"
+    );
+    let out = run(
+        AGAL,
+        &[
+            path,
+            "--sampler",
+            "0=nearest,clamp,miplinear",
+            "--emit",
+            "asm",
+            "-o",
+            "-",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&out).contains("fs0 <2d,nearest,miplinear,clamp,rgba>"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        run(AGAL, &[path, "--sampler", "nearest"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = run(AGAL, &[path, "--sampler", "0=bilinear", "--check"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error[agal.option]: --sampler 0: unknown flag `bilinear`"));
+}
+
+#[test]
+fn spv2agal_validates_any_agal_bytes() {
+    use backend_agal::{Stage, Version, asm};
+    let dir = agal_scratch("validate");
+    let good = dir.join("good.agal");
+    std::fs::write(
+        &good,
+        asm::assemble("mov oc, v0", Stage::Fragment, Version::V1).unwrap(),
+    )
+    .unwrap();
+    let out = run(AGAL, &["--validate", good.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("valid AGAL 1 fragment program for the baseline profile: 1 tokens")
+    );
+    // A temporary read before it is written, and no colour output.
+    let bad = dir.join("bad.agal");
+    std::fs::write(
+        &bad,
+        asm::assemble("mov ft0.x, ft1.y", Stage::Fragment, Version::V1).unwrap(),
+    )
+    .unwrap();
+    let out = run(AGAL, &["--validate", bad.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error[flash.3647]: mov reads ft1, which has not been written"),
+        "{err}"
+    );
+    assert!(err.contains("error[flash.3634]"), "{err}");
+    assert!(err.contains("--> token 1, source operand 1"), "{err}");
+    // ddx needs AGAL 2; the profile decides.
+    let v2 = dir.join("v2.agal");
+    std::fs::write(
+        &v2,
+        asm::assemble("ddx ft0, v0\nmov oc, ft0", Stage::Fragment, Version::V2).unwrap(),
+    )
+    .unwrap();
+    let out = run(AGAL, &["--validate", v2.to_str().unwrap()], None);
+    assert!(
+        stderr(&out).contains("error[flash.3725]"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        AGAL,
+        &["--validate", "--profile", "standard", v2.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(AGAL, &["--validate", "-"], Some(&[0xa0, 1, 0]));
+    assert!(
+        stderr(&out).contains("error[flash.3615]"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn spv2agal_checks_that_vertex_and_fragment_programs_link() {
+    let vs = fixture("glsl/stage3d_mesh.vert.spv");
+    let vs = vs.to_str().unwrap();
+    let fs = fixture("glsl/starling_mesh.frag.spv");
+    let out = run(AGAL, &["--check", vs, "--link", fs.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sky = fixture("glsl/skybox.frag.spv");
+    let out = run(
+        AGAL,
+        &["--check", vs, "--link", sky.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("error[agal.link]: the fragment shader reads 3 components of `vDirection`"),
+        "{}",
+        stderr(&out)
+    );
+    // The other program as AGAL bytes: Flash's rules between the two.
+    let dir = agal_scratch("link");
+    let frag = dir.join("blur.agal");
+    let out = run(
+        AGAL,
+        &[
+            fixture("glsl/stage3d_blur.frag.spv").to_str().unwrap(),
+            "-o",
+            frag.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(
+        AGAL,
+        &["--check", vs, "--link", frag.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("#3632"), "{}", stderr(&out));
+}
+
+#[test]
+fn spv2agal_limit_errors_name_the_limit_and_leave_no_file() {
+    let dir = agal_scratch("limit");
+    let target = dir.join("out.agal");
+    let path = fixture("glsl/builtins.vert.spv");
+    let out = run(
+        AGAL,
+        &[
+            path.to_str().unwrap(),
+            "--profile",
+            "baselineConstrained",
+            "-o",
+            target.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error[agal.limit]: the program needs 9 temporaries here; the baselineConstrained profile has 7"),
+        "{err}"
+    );
+    assert!(
+        err.contains("OpMatrixTimesVector"),
+        "the SPIR-V instruction is shown: {err}"
+    );
+    assert!(!target.exists());
+    let out = run(
+        AGAL,
+        &[path.to_str().unwrap(), "-o", target.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "packed into baseline's 8: {}",
+        stderr(&out)
+    );
+    assert!(target.exists());
+}

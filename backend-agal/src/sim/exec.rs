@@ -280,6 +280,10 @@ impl<'a> Machine<'a> {
         let (w, h) = (w as f32, h as f32);
         let mut values = Vec::with_capacity(coords.len());
         for (l, coord) in coords.iter().enumerate() {
+            if let Some(v) = tex.exact(*coord, s.bias()) {
+                values.push(v);
+                continue;
+            }
             let at = project(s.dimension, *coord);
             let (face, u, v) = at;
             let footprint = |other: usize| {

@@ -14,6 +14,8 @@
 //! - Cube maps: faces 0–5 are +X, −X, +Y, −Y, +Z, −Z (Stage3D's `uploadFromBitmapData` side
 //!   order); the face and its (s, t) come from the major axis as in OpenGL's cube-map table,
 //!   with t = 0 at the face's first row.
+//! - Exact textures ([`Texture::exact`]): a formula of the raw coordinate, for tests that
+//!   compare with a reference computing the same formula.
 
 use super::Vec4;
 use crate::sampler::{Dimension, Filter, Mipmap, Sampler, Special, Wrap};
@@ -29,6 +31,13 @@ pub trait Texture {
     /// The texel at column `x`, row `y` (row 0 first) of a level and face (0 for 2D).
     /// The simulator only asks for `x < width`, `y < height`, existing levels and faces.
     fn texel(&self, face: u32, level: u32, x: u32, y: u32) -> Vec4;
+    /// For a texture defined by a formula rather than by texels: its colour at the raw
+    /// coordinate of `tex` (before wrapping; a direction for a cube map) and the sampler's
+    /// LOD bias. The simulator then takes this value as it is, without filtering, wrapping
+    /// or mip selection. Texel textures return `None` (the default).
+    fn exact(&self, _coord: Vec4, _bias: f32) -> Option<Vec4> {
+        None
+    }
 }
 
 /// Sampler state set by the application (`Context3D.setSamplerStateAt`), used instead of the

@@ -2,9 +2,11 @@
 
 use std::process::ExitCode;
 
+use backend_agal::Profile;
+use backend_agal::codegen::SamplerFlags;
 use clap::Parser;
 use cli::args::{AgalEmit, Common};
-use cli::driver::{self, Target};
+use cli::driver::{self, Agal, Target};
 use frontend_spirv::entry::Stage;
 
 /// Compile a SPIR-V vertex or fragment shader to AGAL bytecode for Stage3D.
@@ -30,19 +32,63 @@ struct Cli {
     /// What to write.
     #[arg(long, value_name = "WHAT", default_value = "agal")]
     emit: AgalEmit,
+
+    /// The Stage3D profile: baselineConstrained, baseline, baselineExtended (AGAL 1),
+    /// standardConstrained, standard (AGAL 2) or standardExtended (AGAL 3). It fixes the AGAL
+    /// version and every limit.
+    #[arg(long, value_name = "NAME", default_value = "baseline")]
+    profile: Profile,
+
+    /// Flags of the sampler at binding B, as AGALMiniAssembler spells them (nearest, linear,
+    /// mipnone, miplinear, clamp, repeat, dxt1, ignoresampler, a number for the LOD bias …),
+    /// over the defaults (2D: linear,mipnone,repeat,rgba; cube: linear,miplinear,clamp,rgba).
+    /// Repeatable.
+    #[arg(long = "sampler", value_name = "B=FLAG,...")]
+    samplers: Vec<String>,
+
+    /// The other stage's shader (SPIR-V, compiled with the same options) or program
+    /// (.agal): check that the two programs link (their varyings agree).
+    #[arg(long, value_name = "FILE")]
+    link: Option<std::path::PathBuf>,
+
+    /// Treat INPUT as AGAL bytes and check them against Flash Player's validation rules for
+    /// the profile, reporting each broken rule with Flash's error number.
+    #[arg(long, conflicts_with_all = ["vertex", "fragment", "link"])]
+    validate: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.validate {
+        return driver::report(
+            "spv2agal",
+            driver::validate_agal(&cli.common.input, cli.profile),
+        );
+    }
+    let samplers = match cli
+        .samplers
+        .iter()
+        .map(|s| SamplerFlags::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("spv2agal: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let stage = match (cli.vertex, cli.fragment) {
         (true, _) => Some(Stage::Vertex),
         (_, true) => Some(Stage::Fragment),
         _ => None,
     };
-    driver::report(
-        "spv2agal",
-        driver::run(&cli.common, stage, &Target::Agal { emit: cli.emit }),
-    )
+    let target = Target::Agal(Agal {
+        emit: cli.emit,
+        profile: cli.profile,
+        samplers,
+        link: cli.link,
+    });
+    driver::report("spv2agal", driver::run(&cli.common, stage, &target))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! | `fract(x)` | `x - floor(x)` | PICA200 |
 //! | `ceil`, `trunc`, `round`, `roundEven`, `sign` | `floor`, comparisons and arithmetic | both |
 //! | `sat(x)` | `min(max(x, 0), 1)` | (the PICA200's instruction selection does it) |
-//! | `dph(a, b)` | `dot3(a, b) + b.w` | AGAL |
+//! | `dph(a, b)` | `dot3(a, b) + b.w` | (AGAL's back end, which fuses matrix rows first) |
 //! | `cross(a, b)` | `a.yzx * b.zxy - a.zxy * b.yzx` | PICA200 |
 //! | `normalize(x)` | `x * rsq(dot(x, x))` | PICA200; AGAL except 3 lanes (`nrm`) |
 //! | `dot2(a, b)` | `a.x * b.x + a.y * b.y` | both (neither has a 2-lane dot) |
@@ -98,7 +98,9 @@ impl Expand {
             fract: false,
             rounding: true,
             sat: false,
-            dph: true,
+            // The back end fuses the `dph`s of a matrix's rows into one `m44` and expands
+            // the others itself.
+            dph: false,
             cross: false,
             normalize: 0b10110,
             dot2: true,

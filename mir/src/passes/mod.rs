@@ -112,8 +112,9 @@ impl Options {
         }
     }
 
-    /// AGAL's choices: its expansions, bools as floats, no multiply-add; with `branches`
-    /// false (AGAL 1) every `if` becomes selects and loops must unroll completely.
+    /// AGAL's choices: its expansions, bools as floats, no multiply-add, loops unrolled
+    /// completely (no AGAL version has a loop instruction); with `branches` false (AGAL 1)
+    /// every `if` becomes selects.
     pub fn agal(branches: bool) -> Options {
         Options {
             if_conversion: if branches {
@@ -121,8 +122,8 @@ impl Options {
             } else {
                 IfConversion::All
             },
-            unroll_trips: if branches { 8 } else { 256 },
-            unroll_budget: if branches { 256 } else { 2048 },
+            unroll_trips: 256,
+            unroll_budget: 2048,
             fuse_mad: false,
             float_bools: true,
             expand: expand::Expand::agal(),

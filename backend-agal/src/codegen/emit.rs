@@ -1,0 +1,354 @@
+//! Emission: allocated virtual code to AGAL instructions, laid out by the MIR's structured
+//! regions.
+//!
+//! - An `if` (AGAL 2 and 3) is its test (`ife`, `ine` or `ifl`), the first arm, `els` and
+//!   the second arm when that has code, and `eif`. Flash rejects an empty branch (#3748), so
+//!   an `ife`/`ine` whose first arm came out empty is inverted with the arms swapped.
+//! - Register moves regalloc2 asks for become `mov`s where they belong: in the block, or in
+//!   an arm for a split edge. Moves it places after a block's test (before the branch) hold
+//!   on both edges, so they go at the start of both arms.
+//! - A move copies only the lanes of its source register that have been written on the way
+//!   there (through the dominating code; the value moved is among them), so that it never
+//!   reads a lane Flash considers unwritten (#3648).
+
+use mir::func::{BlockId, Function, Structure, Terminator};
+use mir::vcode::{Allocated, Item, Origin, VCode};
+use mir::{Diagnostic, Span};
+
+use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
+use crate::inst::Instruction;
+use crate::opcode::Opcode;
+use crate::operand::{Address, Dest, Indirect, Mask, RegType, Source, Swizzle};
+use crate::sim::TEMPORARIES;
+
+/// What emission produces.
+pub struct Emitted {
+    /// The instructions.
+    pub code: Vec<Instruction>,
+    /// Temporaries used (the highest register number plus one).
+    pub temporaries: usize,
+}
+
+/// Emits `code` (allocated as `alloc`) for function `f`.
+pub fn emit(
+    f: &Function,
+    code: &VCode<VInst>,
+    alloc: &Allocated,
+) -> Result<Emitted, Vec<Diagnostic>> {
+    let mut e = Emitter {
+        f,
+        code,
+        alloc,
+        out: Vec::new(),
+        written: [Mask::NONE; TEMPORARIES],
+        errors: Vec::new(),
+        temporaries: 0,
+    };
+    e.region(f.entry, None);
+    if e.errors.is_empty() {
+        Ok(Emitted {
+            code: e.out,
+            temporaries: e.temporaries,
+        })
+    } else {
+        Err(e.errors)
+    }
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    code: &'a VCode<VInst>,
+    alloc: &'a Allocated,
+    out: Vec<Instruction>,
+    /// The lanes of each temporary written by the code that dominates the current point.
+    written: [Mask; TEMPORARIES],
+    errors: Vec<Diagnostic>,
+    temporaries: usize,
+}
+
+impl Emitter<'_> {
+    fn internal(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(
+            Diagnostic::error(
+                "agal.internal",
+                format!("internal error (this is a bug): {}", message.into()),
+            )
+            .with_span(span),
+        );
+    }
+
+    fn note_write(&mut self, reg: usize, mask: Mask) {
+        self.temporaries = self.temporaries.max(reg + 1);
+        if let Some(w) = self.written.get_mut(reg) {
+            *w = w.or(mask);
+        }
+    }
+
+    /// A register move: the written lanes of `from`, in place.
+    fn mov(&mut self, from: usize, to: usize) {
+        let mask = self.written.get(from).copied().unwrap_or(Mask::NONE);
+        if mask.is_empty() {
+            return;
+        }
+        let inst = Instruction::unary(
+            Opcode::Mov,
+            Dest::new(RegType::Temporary, to as u16, mask),
+            Source::new(
+                RegType::Temporary,
+                from as u16,
+                Swizzle::IDENTITY.restricted_to(mask),
+            ),
+        );
+        if let Ok(inst) = inst {
+            self.temporaries = self.temporaries.max(from + 1);
+            self.note_write(to, mask);
+            self.out.push(inst);
+        }
+    }
+
+    /// Emits the items of a virtual block up to its conditional test; returns the test (its
+    /// virtual index) and the moves after it.
+    fn items(&mut self, origin: Origin) -> Option<(usize, Vec<(usize, usize)>)> {
+        let vb = self.code.block_of(origin)?;
+        let mut test: Option<usize> = None;
+        let mut after = Vec::new();
+        for item in self.alloc.block_items(self.code, vb) {
+            match item {
+                Item::Inst(i) => {
+                    let Some(inst) = self.code.inst(i) else {
+                        continue;
+                    };
+                    if matches!(inst, VInst::If { .. }) {
+                        test = Some(i);
+                        continue;
+                    }
+                    if test.is_some() {
+                        self.internal(
+                            self.code.span(i),
+                            "an instruction after a block's conditional test",
+                        );
+                    }
+                    let machine = self.machine(i, inst);
+                    if let Some(m) = machine {
+                        self.out.push(m);
+                    }
+                }
+                Item::Move { from, to } => {
+                    if test.is_some() {
+                        after.push((from, to));
+                    } else {
+                        self.mov(from, to);
+                    }
+                }
+            }
+        }
+        test.map(|t| (t, after))
+    }
+
+    /// The AGAL source for a virtual source, reading allocation `k` onwards.
+    fn source(&self, i: usize, op: &VOp, k: &mut usize) -> Source {
+        let mut next = || {
+            let r = self.alloc.reg(i, *k);
+            *k += 1;
+            r as u16
+        };
+        match op.src {
+            VSrc::Temp(_) => Source::new(RegType::Temporary, next(), op.swizzle),
+            VSrc::Reg(reg, n) => Source::new(reg, n, op.swizzle),
+            VSrc::Indexed {
+                offset,
+                index,
+                lane,
+            } => {
+                let (reg, n) = match index {
+                    IndexReg::Temp(_) => (RegType::Temporary, next()),
+                    IndexReg::Reg(reg, n) => (reg, n),
+                };
+                Source {
+                    reg: RegType::Constant,
+                    address: Address::Indirect(Indirect {
+                        reg,
+                        index: n,
+                        select: lane,
+                        offset,
+                    }),
+                    swizzle: op.swizzle,
+                }
+            }
+        }
+    }
+
+    /// The machine instruction for virtual instruction `i` (not a test).
+    fn machine(&mut self, i: usize, inst: &VInst) -> Option<Instruction> {
+        let mut k = 0;
+        let sources: Vec<Source> = inst
+            .sources()
+            .iter()
+            .map(|op| self.source(i, op, &mut k))
+            .collect();
+        for s in &sources {
+            if s.reg == RegType::Temporary {
+                if let Address::Direct(n) = s.address {
+                    self.temporaries = self.temporaries.max(usize::from(n) + 1);
+                }
+            }
+            if let Address::Indirect(by) = s.address {
+                if by.reg == RegType::Temporary {
+                    self.temporaries = self.temporaries.max(usize::from(by.index) + 1);
+                }
+            }
+        }
+        let dest = inst.dst().map(|d| match d {
+            VDst::Temp(_, mask) => {
+                let r = self.alloc.reg(i, k);
+                Dest::new(RegType::Temporary, r as u16, mask)
+            }
+            VDst::Tied { mask, .. } => {
+                let r = self.alloc.reg(i, k + 1);
+                Dest::new(RegType::Temporary, r as u16, mask)
+            }
+            VDst::Reg(reg, n, mask) => Dest::new(reg, n, mask),
+        });
+        let built = match (*inst, dest) {
+            (VInst::Alu { op, b: None, .. }, Some(d)) => {
+                Instruction::unary(op, d, sources[0]).map_err(|e| e.to_string())
+            }
+            (VInst::Alu { op, b: Some(_), .. }, Some(d)) => {
+                Instruction::binary(op, d, sources[0], sources[1]).map_err(|e| e.to_string())
+            }
+            (VInst::Tex { sampler, .. }, Some(d)) => Ok(Instruction::tex(d, sources[0], sampler)),
+            (VInst::Kil { .. }, _) => Ok(Instruction::kil(sources[0])),
+            _ => Err("a writing instruction without a destination".to_string()),
+        };
+        match built {
+            Ok(m) => {
+                if let Some(d) = m.dest() {
+                    if d.reg == RegType::Temporary {
+                        let lanes = d.mask.and(m.opcode().result_lanes());
+                        self.note_write(usize::from(d.index), lanes);
+                    }
+                }
+                Some(m)
+            }
+            Err(e) => {
+                self.internal(
+                    self.code.span(i),
+                    format!("an unencodable instruction: {e}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Emits from block `b` on until reaching `stop` (exclusive) or the end of the program.
+    fn region(&mut self, mut b: BlockId, stop: Option<BlockId>) {
+        for _ in 0..=self.f.blocks.len() {
+            if Some(b) == stop {
+                return;
+            }
+            let test = self.items(Origin::Block(b));
+            match self.f.blocks[b].term.clone() {
+                Terminator::Jump(e) => b = e.target,
+                Terminator::Branch {
+                    then, otherwise, ..
+                } => {
+                    let Some(next) = self.emit_if(b, then.target, otherwise.target, test) else {
+                        return;
+                    };
+                    b = next;
+                }
+                Terminator::Return(_) | Terminator::Discard | Terminator::Unreachable => return,
+            }
+        }
+    }
+
+    /// Emits one arm of the `if` headed by `h` into a buffer of its own.
+    fn arm(
+        &mut self,
+        h: BlockId,
+        start: BlockId,
+        merge: BlockId,
+        moves: &[(usize, usize)],
+    ) -> Vec<Instruction> {
+        let outer = std::mem::take(&mut self.out);
+        for &(from, to) in moves {
+            self.mov(from, to);
+        }
+        if let Some((t, _)) = self.items(Origin::Edge(h, start)) {
+            self.internal(self.code.span(t), "a test on a split edge");
+        }
+        if start != merge {
+            self.region(start, Some(merge));
+        }
+        std::mem::replace(&mut self.out, outer)
+    }
+
+    /// Emits the `if` ending block `h`; returns its merge block.
+    fn emit_if(
+        &mut self,
+        h: BlockId,
+        then: BlockId,
+        otherwise: BlockId,
+        test: Option<(usize, Vec<(usize, usize)>)>,
+    ) -> Option<BlockId> {
+        let span = self.f.blocks[h].span;
+        let Some(Structure::If { merge }) = self.f.blocks[h].structure else {
+            self.internal(span, "a conditional branch outside a structured `if`");
+            return None;
+        };
+        let Some((i, moves)) = test else {
+            self.internal(span, "a conditional branch without its test");
+            return None;
+        };
+        let Some(VInst::If {
+            op,
+            a,
+            b,
+            then_first,
+        }) = self.code.inst(i).copied()
+        else {
+            return None;
+        };
+        let mut k = 0;
+        let (a, b) = (self.source(i, &a, &mut k), self.source(i, &b, &mut k));
+        let (first, second) = if then_first {
+            (then, otherwise)
+        } else {
+            (otherwise, then)
+        };
+        let before = self.written;
+        let mut first_code = self.arm(h, first, merge, &moves);
+        let after_first = self.written;
+        self.written = before;
+        let mut second_code = self.arm(h, second, merge, &moves);
+        for (w, x) in self.written.iter_mut().zip(after_first) {
+            *w = w.or(x);
+        }
+        let mut op = op;
+        if first_code.is_empty() && !second_code.is_empty() {
+            op = match op {
+                Opcode::Ife => Opcode::Ine,
+                Opcode::Ine => Opcode::Ife,
+                _ => {
+                    self.internal(span, "an `ifl` whose first arm is empty");
+                    return Some(merge);
+                }
+            };
+            std::mem::swap(&mut first_code, &mut second_code);
+        }
+        if first_code.is_empty() {
+            return Some(merge);
+        }
+        match Instruction::condition(op, a, b) {
+            Ok(t) => self.out.push(t),
+            Err(e) => self.internal(span, e.to_string()),
+        }
+        self.out.extend(first_code);
+        if !second_code.is_empty() {
+            self.out.push(Instruction::els());
+            self.out.extend(second_code);
+        }
+        self.out.push(Instruction::eif());
+        Some(merge)
+    }
+}

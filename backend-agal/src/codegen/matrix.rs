@@ -1,0 +1,103 @@
+//! Matrix instructions: `m44`, `m34` and `m33` compute dot products of one vector with three
+//! or four consecutive constant registers (`d.i = dot(a, c[n + i])`). After the matrix pass a
+//! row-major uniform matrix times a vector (or a vector times a column-major one) is a
+//! construct of dot products with consecutive uniform registers; this finds them, so that
+//! the selector writes the construct's first lanes with one instruction.
+
+use std::collections::HashMap;
+
+use mir::func::{Function, Value, ValueDef};
+use mir::inst::{Op, Operand};
+
+use crate::opcode::Opcode;
+
+/// A construct whose first lanes one matrix instruction computes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixPlan {
+    /// `m44`, `m34` or `m33`.
+    pub op: Opcode,
+    /// The vector.
+    pub vector: Operand,
+    /// The register of the first row.
+    pub register: u32,
+    /// The dynamic index of the rows, if they are read relatively.
+    pub index: Option<Operand>,
+    /// The dot products it replaces (lanes 0, 1, 2 …).
+    pub dots: Vec<Value>,
+}
+
+impl MatrixPlan {
+    /// How many lanes of the construct it writes.
+    pub fn lanes(&self) -> usize {
+        self.dots.len()
+    }
+}
+
+/// The plan for the construct with these operands, if its first lanes are rows of a
+/// uniform matrix times one vector.
+pub fn plan(f: &Function, args: &[Operand], uses: &HashMap<Value, usize>) -> Option<MatrixPlan> {
+    let mut rows: Vec<(Value, Operand, u32, Option<Operand>, u8)> = Vec::new();
+    for (i, a) in args.iter().enumerate().take(4) {
+        let Some(row) = dot_row(f, a, uses) else {
+            break;
+        };
+        if let Some(first) = rows.first() {
+            if row.1 != first.1
+                || row.2 != first.2 + i as u32
+                || row.3 != first.3
+                || row.4 != first.4
+            {
+                break;
+            }
+        }
+        rows.push(row);
+    }
+    let width = rows.first()?.4;
+    let op = match (width, rows.len()) {
+        (4, 4) => Opcode::M44,
+        (4, 3) => Opcode::M34,
+        (3, 3 | 4) => Opcode::M33,
+        _ => return None,
+    };
+    rows.truncate(if op == Opcode::M44 { 4 } else { 3 });
+    let first = rows.first()?;
+    Some(MatrixPlan {
+        op,
+        vector: first.1,
+        register: first.2,
+        index: first.3,
+        dots: rows.iter().map(|r| r.0).collect(),
+    })
+}
+
+/// For a construct lane that reads a dot product of a vector with a whole uniform register
+/// (read once): the dot's value, the vector, the register, its dynamic index and the width.
+fn dot_row(
+    f: &Function,
+    a: &Operand,
+    uses: &HashMap<Value, usize>,
+) -> Option<(Value, Operand, u32, Option<Operand>, u8)> {
+    if a.neg || a.abs || a.swizzle.lane(0) != 0 || uses.get(&a.value) != Some(&1) {
+        return None;
+    }
+    let ValueDef::Inst(id, _) = f.values[a.value].def else {
+        return None;
+    };
+    let d = &f.insts[id];
+    let Op::Dot(n @ (3 | 4)) = d.op else {
+        return None;
+    };
+    for (row, vector) in [(d.args[1], d.args[0]), (d.args[0], d.args[1])] {
+        if row.neg || row.abs || !row.swizzle.is_identity(n) {
+            continue;
+        }
+        let Some(load) = f.def_inst(row.value) else {
+            continue;
+        };
+        let Op::LoadUniform { register } = load.op else {
+            continue;
+        };
+        return Some((a.value, vector, register, load.args.first().copied(), n));
+    }
+    None
+}

@@ -1,0 +1,329 @@
+//! The AGAL code generator: a MIR vertex or fragment module to an AGAL program for a Stage3D
+//! profile.
+//!
+//! ```text
+//! mir::Module ──► prepare (bool uniforms, Options::agal, loops/branches, blends, dph rows)
+//!     ──► interface (va/v/op/oc/od, vc/fc, fs flags) ──► select (+ pool, lane packing)
+//!     ──► VCode ──► regalloc2 (the profile's temporaries) ──► emit (ife/els/eif) ──► Program
+//!     ──► limits ──► validate (Flash's rules: a failure is a compiler bug) ──► bytes
+//! ```
+//!
+//! Every limit of the profile's table is an error naming the limit and the count: tokens,
+//! temporaries (with the instruction where the most values are live), constant registers
+//! (uniforms and literals together), attributes, varyings, samplers, colour and depth
+//! outputs, and `baselineConstrained`'s native ALU and texture instruction counts. When a
+//! program needs more temporaries than the profile has, lane packing is tried, then
+//! rematerialisation (values made from registers alone recomputed at their readers).
+
+pub mod emit;
+pub mod interface;
+pub mod lanes;
+pub mod link;
+pub mod matrix;
+pub mod pool;
+pub mod prepare;
+pub mod reflect;
+pub mod samplers;
+pub mod select;
+pub mod vinst;
+
+use mir::vcode::{AllocError, VCode};
+use mir::{Diagnostic, Diagnostics, Module};
+
+use crate::disasm;
+use crate::header::Stage;
+use crate::limits::Profile;
+use crate::opcode::Opcode;
+use crate::operand::RegType;
+use crate::program::Program;
+use crate::sampler::Sampler;
+use crate::validate::validate;
+
+pub use interface::{Interface, OutputReg};
+pub use link::{check_link, check_program_pair};
+pub use samplers::SamplerFlags;
+
+/// What a user can choose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The Stage3D profile: the AGAL version and every limit.
+    pub profile: Profile,
+    /// Sampler flags by binding, over the defaults.
+    pub samplers: Vec<SamplerFlags>,
+    /// Whether small values may share registers when the program needs more temporaries
+    /// than the profile has (on unless a test wants to see the difference).
+    pub pack_lanes: bool,
+    /// Whether values computed from inputs, uniforms and literals alone may be computed
+    /// again at each reader when the program still needs more temporaries (on unless a test
+    /// wants to see the difference).
+    pub rematerialise: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            profile: Profile::Baseline,
+            samplers: Vec::new(),
+            pack_lanes: true,
+            rematerialise: true,
+        }
+    }
+}
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The program.
+    pub program: Program,
+    /// Its bytes (what `Program3D.upload` takes).
+    pub bytes: Vec<u8>,
+    /// The profile it was compiled for.
+    pub profile: Profile,
+    /// Where everything is, for the application (conventions.md's JSON).
+    pub reflection: mir::reflect::Reflection,
+    /// The literal pool: registers and values, to upload once.
+    pub constants: Vec<(u16, [f32; 4])>,
+    /// The interface's registers.
+    pub interface: Interface,
+    /// The module's inputs and outputs (names, locations, lanes), for the link check.
+    pub inputs: Vec<mir::module::Input>,
+    /// See `inputs`.
+    pub outputs: Vec<mir::module::Output>,
+    /// The uniforms with their registers (bool uniforms moved to float registers).
+    pub uniforms: Vec<mir::module::Uniform>,
+    /// Each bool uniform's bool register and the constant register that holds it
+    /// (1.0 or 0.0 in x).
+    pub bool_registers: Vec<(u32, u32)>,
+    /// Temporaries used.
+    pub temporaries: usize,
+    /// Whether lane packing was needed to fit the profile's temporaries.
+    pub packed_lanes: bool,
+    /// Whether an AGAL 2 or 3 program had its `if`s flattened.
+    pub flattened: bool,
+}
+
+impl Compiled {
+    /// The AGALMiniAssembler listing.
+    pub fn listing(&self) -> String {
+        disasm::program_listing(&self.program)
+    }
+
+    /// glsl2agal's JSON (see [`reflect::glsl2agal_json`]).
+    pub fn glsl2agal_json(&self) -> String {
+        reflect::glsl2agal_json(&self.reflection, &self.listing(), &self.bytes)
+    }
+}
+
+fn limit(message: String) -> Diagnostic {
+    Diagnostic::error("agal.limit", message)
+}
+
+/// The module as the selector receives it (what `--emit mir` prints).
+pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics> {
+    interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
+    prepare::prepare(module, options.profile)
+        .map(|p| p.module)
+        .map_err(Diagnostics)
+}
+
+/// Recomputes the values made from inputs, uniforms and literals alone at their readers;
+/// whether anything changed.
+fn rematerialise(m: &mut Module) -> Result<bool, Diagnostics> {
+    if !mir::passes::remat::run(&mut m.function) {
+        return Ok(false);
+    }
+    mir::passes::run_pass(m, "dce", mir::passes::dce::run)
+        .and_then(|_| mir::passes::run_pass(m, "order", mir::passes::order::run))
+        .map_err(|e| {
+            Diagnostics::from(Diagnostic::error(
+                "agal.internal",
+                format!("internal error (this is a bug): {e}"),
+            ))
+        })?;
+    Ok(true)
+}
+
+/// Compiles a vertex or fragment module.
+pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
+    let profile = options.profile;
+    let limits = profile.limits();
+    interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
+    let prepared = prepare::prepare(module, profile).map_err(Diagnostics)?;
+    let mut m = prepared.module.clone();
+    let iface = interface::assign(&m, profile, &options.samplers).map_err(Diagnostics)?;
+    let temps = usize::from(limits.temporaries);
+
+    // Without packing first; with it when the program needs more temporaries; then with the
+    // cheap values recomputed at their readers (rematerialisation).
+    let run = |m: &Module, pack: bool| -> Result<(VCode<vinst::VInst>, pool::Pool), Diagnostics> {
+        let mut pool = pool::Pool::new(iface.uniform_registers);
+        let code = select::select(m, &iface, &mut pool, profile, pack).map_err(Diagnostics)?;
+        Ok((code, pool))
+    };
+    let (mut code, mut pool) = run(&m, false)?;
+    let mut packed = false;
+    let mut rematerialised = false;
+    if options.pack_lanes && code.max_live().0 > temps {
+        (code, pool) = run(&m, true)?;
+        packed = true;
+    }
+    let alloc = loop {
+        // Smaller register files first: AGAL 2 programs rarely need 26, and fewer
+        // temporaries leave the native shader compiler room.
+        if let Some(a) = [8, 16]
+            .into_iter()
+            .filter(|&n| n < temps)
+            .find_map(|n| code.allocate(n).ok())
+        {
+            break a;
+        }
+        match code.allocate(temps) {
+            Ok(a) => break a,
+            Err(AllocError::TooManyLive { .. }) if options.pack_lanes && !packed => {
+                (code, pool) = run(&m, true)?;
+                packed = true;
+            }
+            Err(AllocError::TooManyLive { .. })
+                if options.rematerialise && !rematerialised && rematerialise(&mut m)? =>
+            {
+                rematerialised = true;
+                (code, pool) = run(&m, packed)?;
+            }
+            Err(AllocError::TooManyLive { needed, at }) => {
+                let d = limit(format!(
+                    "the program needs {needed} temporaries here; the {profile} profile has \
+                     {temps} ({}0 to {}{})",
+                    RegType::Temporary.prefix(iface.stage),
+                    RegType::Temporary.prefix(iface.stage),
+                    temps - 1
+                ))
+                .with_span(code.span(at));
+                return Err(Diagnostics::from(d));
+            }
+            Err(AllocError::Internal(e)) => {
+                return Err(Diagnostics::from(Diagnostic::error(
+                    "agal.internal",
+                    format!("internal error in register allocation (this is a bug): {e}"),
+                )));
+            }
+        }
+    };
+    let emitted = emit::emit(&m.function, &code, &alloc).map_err(Diagnostics)?;
+    let m = &m;
+    let program = Program {
+        version: profile.version(),
+        stage: iface.stage,
+        instructions: emitted.code,
+    };
+
+    let mut errors = Vec::new();
+    let tokens = program.instructions.len();
+    if tokens > limits.tokens as usize {
+        errors.push(limit(format!(
+            "the program is {tokens} instructions long; the {profile} profile allows {} \
+             (AGAL {} tokens)",
+            limits.tokens, limits.version
+        )));
+    }
+    let constants = match iface.stage {
+        Stage::Vertex => limits.vertex_constants,
+        Stage::Fragment => limits.fragment_constants,
+    };
+    let used = usize::from(iface.uniform_registers) + pool.len();
+    if used > usize::from(constants) {
+        errors.push(limit(format!(
+            "the program needs {used} constant registers ({} for uniforms, {} for literals); \
+             the {profile} profile has {constants} ({}0 to {}{})",
+            iface.uniform_registers,
+            pool.len(),
+            RegType::Constant.prefix(iface.stage),
+            RegType::Constant.prefix(iface.stage),
+            constants - 1
+        )));
+    }
+    let tex = program
+        .instructions
+        .iter()
+        .filter(|i| i.opcode() == Opcode::Tex)
+        .count();
+    let alu = program
+        .instructions
+        .iter()
+        .filter(|i| {
+            !i.opcode().opens_block()
+                && !matches!(i.opcode(), Opcode::Tex | Opcode::Els | Opcode::Eif)
+        })
+        .count();
+    if let Some(max) = limits.native_alu {
+        if alu > max as usize {
+            errors.push(limit(format!(
+                "the program has {alu} arithmetic instructions; the {profile} profile's \
+                 native shaders take {max}"
+            )));
+        }
+    }
+    if let Some(max) = limits.native_texture {
+        if tex > max as usize {
+            errors.push(limit(format!(
+                "the program has {tex} texture instructions; the {profile} profile's native \
+                 shaders take {max}"
+            )));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Diagnostics(errors));
+    }
+
+    let bytes = program.encode();
+    let info = validate(&bytes, profile).map_err(|errs| {
+        Diagnostics(
+            errs.into_iter()
+                .map(|e| {
+                    Diagnostic::error(
+                        "agal.internal",
+                        format!(
+                            "internal error (this is a bug): the program breaks Flash's rule \
+                             {e}"
+                        ),
+                    )
+                })
+                .collect(),
+        )
+    })?;
+    let samplers: Vec<Sampler> = iface
+        .samplers
+        .iter()
+        .map(|s| {
+            info.samplers
+                .iter()
+                .find(|x| x.index == s.index)
+                .copied()
+                .unwrap_or(*s)
+        })
+        .collect();
+    let constants = pool.registers();
+    let reflection = reflect::reflection(
+        m,
+        &iface,
+        &constants,
+        &samplers,
+        tokens,
+        emitted.temporaries,
+        profile.version().number() as u8,
+    );
+    Ok(Compiled {
+        program,
+        bytes,
+        profile,
+        reflection,
+        constants,
+        inputs: m.inputs.iter().map(|(_, i)| i.clone()).collect(),
+        outputs: m.outputs.clone(),
+        uniforms: m.uniforms.clone(),
+        bool_registers: prepared.bool_registers,
+        temporaries: emitted.temporaries,
+        packed_lanes: packed,
+        flattened: prepared.flattened,
+        interface: Interface { samplers, ..iface },
+    })
+}

@@ -1,0 +1,369 @@
+//! The MIR the selector receives: the module after AGAL's pass pipeline, with four changes
+//! of this back end's own.
+//!
+//! - **Bool uniforms become float registers** (before the pipeline). AGAL has no bool
+//!   registers: a loose `uniform bool` takes the next constant register after the uniforms,
+//!   holding 1.0 or 0.0 in x, and reads as `u.x != 0`.
+//! - **Loops and branches.** No AGAL version has a loop instruction, so every loop must
+//!   unroll; one that did not is an error naming it. AGAL 1 has no branches either: every
+//!   `if` was flattened. AGAL 2 and 3 keep an `if` as `ife`/`ine`/`ifl` … `eif` only where
+//!   Flash allows it (no `ddx`/`ddy`, no `tex` with computed coordinates inside, at most the
+//!   profile's nesting depth); outputs are written after the last merge anyway. If any `if`
+//!   breaks those rules the whole program is flattened as for AGAL 1.
+//! - **Blends of values that may be infinite** (`flag * x`) clamp `x` to the finite range
+//!   first (see `finite_blends`): AGAL 1 runs both arms of a flattened `if`.
+//! - **Rows of `dph`** (a row-major matrix times `vec4(p, 1)`, which simplify turned into one
+//!   homogeneous dot product per row) become `dot4`s of one `vec4(p, 1)`, so that the
+//!   selector can fuse them into one `m44` or `m34`.
+
+use std::collections::HashMap;
+
+use mir::func::{Function, Structure, Terminator, Value};
+use mir::inst::{CmpOp, Op, Operand};
+use mir::module::Module;
+use mir::passes::{Options, optimize_with};
+use mir::regions::Regions;
+use mir::types::{Swizzle, Ty};
+use mir::{Diagnostic, Span};
+
+use crate::header::Version;
+use crate::limits::Profile;
+
+/// The module as the selector receives it.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The optimised module.
+    pub module: Module,
+    /// Each bool uniform's bool register and the constant register now holding it.
+    pub bool_registers: Vec<(u32, u32)>,
+    /// Whether an AGAL 2 or 3 program had its `if`s flattened (some `if` broke Flash's rules
+    /// for conditional blocks).
+    pub flattened: bool,
+}
+
+/// Runs the pipeline and this back end's rewrites.
+pub fn prepare(module: &Module, profile: Profile) -> Result<Prepared, Vec<Diagnostic>> {
+    let mut m = module.clone();
+    let bool_registers = bool_uniforms(&mut m);
+    let branches = profile.version() >= Version::V2;
+    let mut run = optimise(&m, branches)?;
+    let mut flattened = false;
+    if branches && needs_flattening(&run.function, profile) {
+        run = optimise(&m, false)?;
+        flattened = true;
+    }
+    let mut errors = loops(&run.function);
+    // A loop left over keeps its own branch: the loop's error says it all.
+    if errors.is_empty() && (!branches || flattened) {
+        errors.extend(branches_left(&run.function));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    finite_blends(&mut run.function);
+    dph_rows(&mut run.function);
+    if cfg!(debug_assertions) {
+        mir::verify::verify(&run).map_err(|e| {
+            vec![Diagnostic::error(
+                "agal.internal",
+                format!("internal error (this is a bug): after the AGAL rewrites: {e}"),
+            )]
+        })?;
+    }
+    Ok(Prepared {
+        module: run,
+        bool_registers,
+        flattened,
+    })
+}
+
+fn optimise(m: &Module, branches: bool) -> Result<Module, Vec<Diagnostic>> {
+    let mut run = m.clone();
+    optimize_with(&mut run, &Options::agal(branches)).map_err(|e| {
+        vec![Diagnostic::error(
+            "agal.internal",
+            format!("internal error (this is a bug): {e}"),
+        )]
+    })?;
+    Ok(run)
+}
+
+/// Gives every bool uniform a float register after the others and reads it as `x != 0`.
+fn bool_uniforms(m: &mut Module) -> Vec<(u32, u32)> {
+    let first = m
+        .uniforms
+        .iter()
+        .filter(|u| !u.is_bool)
+        .map(|u| u.register + u.count)
+        .max()
+        .unwrap_or(0);
+    let mut map = Vec::new();
+    for (next, u) in (first..).zip(m.uniforms.iter_mut().filter(|u| u.is_bool)) {
+        map.push((u.register, next));
+        u.register = next;
+        u.is_bool = false;
+        u.count = 1;
+    }
+    if map.is_empty() {
+        return map;
+    }
+    let f = &mut m.function;
+    for b in f.layout.clone() {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for i in old {
+            if let Op::LoadBoolUniform { register } = f.insts[i].op {
+                let float = map
+                    .iter()
+                    .find(|(b, _)| *b == register)
+                    .map_or(0, |(_, r)| *r);
+                let span = f.insts[i].span;
+                let load = f.create_inst(
+                    Op::LoadUniform { register: float },
+                    vec![],
+                    &[Ty::float(4)],
+                    span,
+                );
+                let zero = f.create_inst(Op::float_const(&[0.0]), vec![], &[Ty::float(1)], span);
+                out.extend([load, zero]);
+                let (load, zero) = (f.insts[load].results[0], f.insts[zero].results[0]);
+                f.insts[i].op = Op::Cmp(CmpOp::Ne);
+                f.insts[i].args = vec![Operand::lane(load, 0), Operand::new(zero)];
+            }
+            out.push(i);
+        }
+        f.blocks[b].insts = out;
+    }
+    map
+}
+
+/// Whether some `if` breaks Flash's rules for conditional blocks.
+fn needs_flattening(f: &Function, profile: Profile) -> bool {
+    let regions = Regions::new(f);
+    let depth_limit = usize::from(profile.limits().max_nesting);
+    for c in &regions.constructs {
+        let mut depth = 1;
+        let mut at = *c;
+        while let Some(p) = regions.parent(&at) {
+            depth += 1;
+            at = p;
+        }
+        if depth > depth_limit {
+            return true;
+        }
+    }
+    for &b in &f.layout {
+        if regions.innermost(b, Some(b)).is_none() {
+            continue;
+        }
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            match inst.op {
+                Op::Ddx | Op::Ddy => return true,
+                Op::Sample { proj, .. } => {
+                    let interpolated = inst.args.first().is_some_and(|c| {
+                        !c.neg
+                            && !c.abs
+                            && f.def_inst(c.value)
+                                .is_some_and(|d| matches!(d.op, Op::LoadInput(_)))
+                    });
+                    if proj || !interpolated {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// An error for every loop the pipeline could not unroll.
+fn loops(f: &Function) -> Vec<Diagnostic> {
+    f.layout
+        .iter()
+        .filter(|&&b| matches!(f.blocks[b].structure, Some(Structure::Loop { .. })))
+        .map(|&b| {
+            Diagnostic::error(
+                "agal.unsupported",
+                "a loop that cannot be unrolled: AGAL has no loop instructions, so every loop \
+                 must unroll completely, and this one's trip count depends on data (or it runs \
+                 more than 256 times, or unrolled it would exceed 2048 instructions)",
+            )
+            .with_span(first_span(f, b))
+        })
+        .collect()
+}
+
+/// An error for every branch left where the program cannot branch.
+fn branches_left(f: &Function) -> Vec<Diagnostic> {
+    f.layout
+        .iter()
+        .filter(|&&b| matches!(f.blocks[b].term, Terminator::Branch { .. }))
+        .map(|&b| {
+            Diagnostic::error(
+                "agal.unsupported",
+                "a branch that cannot be flattened into selects (the program must run without \
+                 branches here)",
+            )
+            .with_span(first_span(f, b))
+        })
+        .collect()
+}
+
+/// The span of a block: its label's, else its first instruction's.
+fn first_span(f: &Function, b: mir::BlockId) -> Span {
+    let block = &f.blocks[b];
+    if block.span != Span::default() {
+        return block.span;
+    }
+    block
+        .insts
+        .first()
+        .map_or(Span::default(), |&i| f.insts[i].span)
+}
+
+/// Clamps to the finite range every value that may be infinite or NaN and is multiplied by
+/// a 0/1 flag: a flattened `if` blends its arms as `c * a + (1 - c) * b`, and `0 * inf` is
+/// NaN on AGAL's IEEE hardware, so an arm not taken would poison the result.
+/// `min(MAX, max(-MAX, x))` is `x` for finite `x`, ±MAX for ±inf and -MAX for NaN (`max`
+/// returns its first operand when either is NaN).
+fn finite_blends(f: &mut Function) {
+    let non_finite = mir::passes::finite::maybe_non_finite(f);
+    for b in f.layout.clone() {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for i in old {
+            let inst = &f.insts[i];
+            let flagged = (inst.op == Op::Mul && inst.result().is_some())
+                .then(|| {
+                    (0..2).find(|&k| {
+                        let flag = f
+                            .def_inst(inst.args[k].value)
+                            .is_some_and(|d| d.op == Op::BoolToFloat);
+                        flag && non_finite.contains(&inst.args[1 - k].value)
+                    })
+                })
+                .flatten();
+            if let Some(k) = flagged {
+                let other = 1 - k;
+                let span = inst.span;
+                let lanes = inst.result().map_or(1, |r| f.ty(r).lanes);
+                let x = inst.args[other];
+                let ty = Ty::float(lanes);
+                let big = vec![f32::MAX; usize::from(lanes)];
+                let small = vec![-f32::MAX; usize::from(lanes)];
+                let hi = f.create_inst(Op::float_const(&big), vec![], &[ty], span);
+                let lo = f.create_inst(Op::float_const(&small), vec![], &[ty], span);
+                let (hv, lv) = (f.insts[hi].results[0], f.insts[lo].results[0]);
+                let floor = f.create_inst(Op::Max, vec![Operand::new(lv), x], &[ty], span);
+                let fv = f.insts[floor].results[0];
+                let clamp = f.create_inst(
+                    Op::Min,
+                    vec![Operand::new(hv), Operand::new(fv)],
+                    &[ty],
+                    span,
+                );
+                out.extend([hi, lo, floor, clamp]);
+                f.insts[i].args[other] = Operand::new(f.insts[clamp].results[0]);
+            }
+            out.push(i);
+        }
+        f.blocks[b].insts = out;
+    }
+}
+
+/// Rewrites the `dph` rows of a matrix (see the module comment).
+fn dph_rows(f: &mut Function) {
+    let uses = f.use_counts();
+    for b in f.layout.clone() {
+        let mut k = 0;
+        while k < f.blocks[b].insts.len() {
+            let c = f.blocks[b].insts[k];
+            k += 1;
+            if f.insts[c].op != Op::Construct {
+                continue;
+            }
+            let Some(rows) = dph_row_insts(f, &f.insts[c].args, &uses) else {
+                continue;
+            };
+            let first = rows[0].0;
+            let p = rows[0].1;
+            let span = f.insts[first].span;
+            let one = f.create_inst(Op::float_const(&[1.0]), vec![], &[Ty::float(1)], span);
+            let lanes: Vec<Operand> = (0..3)
+                .map(|l| Operand {
+                    swizzle: Swizzle::splat(p.swizzle.lane(l)),
+                    ..p
+                })
+                .chain([Operand::new(f.insts[one].results[0])])
+                .collect();
+            let v = f.create_inst(Op::Construct, lanes, &[Ty::float(4)], span);
+            let vec = f.insts[v].results[0];
+            for (inst, _) in &rows {
+                f.insts[*inst].op = Op::Dot(4);
+                f.insts[*inst].args[0] = Operand::new(vec);
+            }
+            let at = f.blocks[b]
+                .insts
+                .iter()
+                .position(|&i| rows.iter().any(|(r, _)| *r == i))
+                .unwrap_or(0);
+            f.blocks[b].insts.splice(at..at, [one, v]);
+            k += 2;
+        }
+    }
+}
+
+/// The `dph` instructions of lanes 0, 1, 2 (and 3) of a construct when they are rows of one
+/// uniform matrix applied to one point, with that point.
+fn dph_row_insts(
+    f: &Function,
+    args: &[Operand],
+    uses: &HashMap<Value, usize>,
+) -> Option<Vec<(mir::InstId, Operand)>> {
+    let mut rows = Vec::new();
+    let mut base: Option<(u32, Vec<Operand>)> = None;
+    for (i, a) in args.iter().enumerate() {
+        let ok = (|| {
+            if a.neg || a.abs || a.swizzle.lane(0) != 0 || uses.get(&a.value) != Some(&1) {
+                return None;
+            }
+            let mir::func::ValueDef::Inst(id, _) = f.values[a.value].def else {
+                return None;
+            };
+            let d = &f.insts[id];
+            if d.op != Op::Dph {
+                return None;
+            }
+            let (p, r) = (d.args[0], d.args[1]);
+            if r.neg || r.abs || !r.swizzle.is_identity(4) {
+                return None;
+            }
+            let load = f.def_inst(r.value)?;
+            let Op::LoadUniform { register } = load.op else {
+                return None;
+            };
+            match &base {
+                None => base = Some((register, load.args.clone())),
+                Some((first, index)) => {
+                    if register != first + i as u32 || *index != load.args {
+                        return None;
+                    }
+                }
+            }
+            if rows
+                .first()
+                .is_some_and(|(_, q): &(mir::InstId, Operand)| *q != p)
+            {
+                return None;
+            }
+            Some((id, p))
+        })();
+        match ok {
+            Some(row) => rows.push(row),
+            None => break,
+        }
+    }
+    (rows.len() >= 3).then_some(rows)
+}

@@ -1,0 +1,1583 @@
+//! Instruction selection: MIR (after [`super::prepare()`]) to [`VInst`]s in a [`VCode`].
+//!
+//! Attributes, varyings, uniforms and literals are read where they live (`va`, `v`, `vc`/`fc`,
+//! `vc[vt0.x + n]`); only computed values get virtual registers. Values are computed straight
+//! into their final place where they can be: a value only the program's end reads goes into
+//! its output (when one instruction computes it and it runs once), a value only a construct
+//! reads into the construct's lanes, and a construct starts from a vector it keeps lanes of
+//! (`vec4(c.rgb / c.a, c.a)` is one `div` into `c`'s register). With lane packing on (see
+//! [`super::lanes`]) independent small values share registers.
+//!
+//! Each instruction is made legal before allocation, so that every extra move is a virtual
+//! register like the rest (Flash's rules and the habits of the compilers that shipped):
+//! - one constant register per instruction (#3625), one relative read (#3626);
+//! - a constant source of a one-source operation other than `mov`, a constant `tex`
+//!   coordinate, a constant `kil` operand go through a temporary;
+//! - no source modifiers: `a + -b` is `sub`, `-a * -b` is `mul`, other negations and
+//!   absolute values are `neg`/`abs` into a temporary; negated literals are pooled negated;
+//! - swizzles name only the lanes an operation reads (the rest repeat one of them), a
+//!   single-lane read is replicated, and `kil` and the conditionals read replicated lanes;
+//! - `nrm`, `crs`, `m33` and `m34` write at most `.xyz`.
+
+use std::collections::{HashMap, HashSet};
+
+use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
+use mir::inst::{CmpOp, Op, SampleKind};
+use mir::module::{Module, TextureDim};
+use mir::regions::Regions;
+use mir::vcode::{Origin, VCode};
+use mir::{Diagnostic, Span};
+use regalloc2::VReg;
+
+use super::interface::{Interface, OutputReg};
+use super::lanes::{self, Packed};
+use super::matrix::{self, MatrixPlan};
+use super::pool::Pool;
+use super::samplers::bias_eighths;
+use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
+use crate::header::{Stage, Version};
+use crate::limits::Profile;
+use crate::opcode::{Opcode, Shape};
+use crate::operand::{Component, Mask, RegType, Swizzle};
+use crate::sampler::{Mipmap, Sampler};
+
+/// Which operand lane each of the four positions of a source reads (`None`: not read).
+type Positions = [Option<u8>; 4];
+
+/// Positions `lane..lane + count` read operand lanes `0..count` (a lane-wise operation whose
+/// result is placed at `lane`).
+fn lanewise(lane: u8, count: u8) -> Positions {
+    std::array::from_fn(|p| {
+        let p = p as u8;
+        (p >= lane && p < lane + count).then(|| p - lane)
+    })
+}
+
+/// Positions `0..n` read lanes `0..n` (dot products, matrix vectors, coordinates).
+fn fixed(n: u8) -> Positions {
+    lanewise(0, n)
+}
+
+/// Every position reads lane 0 (`kil`, conditionals: a replicated swizzle).
+const REPLICATED: Positions = [Some(0); 4];
+
+/// The swizzle reading lanes `0..count` of a register at positions `lane..lane + count`
+/// (the other positions repeat one of them).
+fn shifted_identity(lane: u8, count: u8) -> Swizzle {
+    let lanes = std::array::from_fn(|p| Component::from_bits((p as u8).saturating_sub(lane)));
+    Swizzle::new(lanes).restricted_to(lanes_mask(lane, count))
+}
+
+/// The mask of lanes `lane..lane + count`.
+fn lanes_mask(lane: u8, count: u8) -> Mask {
+    Mask::from_bits_truncate((((1u16 << count) - 1) << lane) as u8)
+}
+
+/// Where a value is computed, when not into a register of its own.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// Lanes `lane..lane + count` of the vector `chain`.
+    Lane { chain: Value, lane: u8, count: u8 },
+    /// An output or varying (read once, by the end of the program).
+    Output(OutputReg),
+}
+
+/// A vector written piece by piece: each piece's destination is tied to the previous one,
+/// so allocation keeps them in one register; the last piece defines the value itself.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    /// The previous piece's virtual register (a kept vector's, to start with).
+    prev: Option<VReg>,
+    /// Pieces still to come.
+    left: usize,
+    /// The vector whose lanes the construct keeps in place.
+    base: Option<Value>,
+}
+
+/// What an instruction writes, before it is committed.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    /// A register of its own (lanes from x).
+    Own,
+    /// A place.
+    Place(Place),
+    /// Lanes of a pack.
+    Pack(Packed),
+}
+
+/// Selects the instructions of `module` (prepared for `profile`).
+pub fn select(
+    module: &Module,
+    iface: &Interface,
+    pool: &mut Pool,
+    profile: Profile,
+    pack_lanes: bool,
+) -> Result<VCode<VInst>, Vec<Diagnostic>> {
+    let f = &module.function;
+    let uses = f.use_counts();
+    let mut matrices = HashMap::new();
+    let mut fused = HashSet::new();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            if inst.op != Op::Construct {
+                continue;
+            }
+            if let (Some(r), Some(plan)) = (inst.result(), matrix::plan(f, &inst.args, &uses)) {
+                fused.extend(plan.dots.iter().copied());
+                matrices.insert(r, plan);
+            }
+        }
+    }
+    let regions = Regions::new(f);
+    let mut s = Selector {
+        m: module,
+        f,
+        iface,
+        pool,
+        profile,
+        version: profile.version(),
+        code: VCode::new(f),
+        vregs: HashMap::new(),
+        errors: Vec::new(),
+        span: Span::default(),
+        outputs_at: HashMap::new(),
+        places: HashMap::new(),
+        chains: HashMap::new(),
+        modified: HashMap::new(),
+        packed: HashMap::new(),
+        pack_versions: HashMap::new(),
+        matrices,
+        fused,
+        uses,
+        sampler_uses: HashMap::new(),
+        pack_lanes,
+        regions,
+    };
+    s.outputs_at = s.output_places();
+    for &b in &f.layout {
+        let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| s.vreg(p)).collect();
+        if let Some(vb) = s.code.block_of(Origin::Block(b)) {
+            s.code.set_params(vb, params);
+        }
+    }
+    let origins: Vec<Origin> = s.code.origins().collect();
+    for origin in origins {
+        let Some(vb) = s.code.block_of(origin) else {
+            continue;
+        };
+        s.code.start(vb);
+        s.places.clear();
+        s.chains.clear();
+        s.modified.clear();
+        s.packed.clear();
+        s.pack_versions.clear();
+        match origin {
+            Origin::Block(b) => s.block(b),
+            Origin::Edge(from, to) => {
+                let args = f.blocks[from]
+                    .term
+                    .edges()
+                    .into_iter()
+                    .find(|e| e.target == to)
+                    .map(|e| e.args.clone())
+                    .unwrap_or_default();
+                let regs = args.iter().map(|a| s.in_vreg(a)).collect();
+                s.code.end_branch(vec![regs]);
+            }
+        }
+    }
+    if s.errors.is_empty() {
+        Ok(s.code)
+    } else {
+        Err(s.errors)
+    }
+}
+
+struct Selector<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    iface: &'a Interface,
+    pool: &'a mut Pool,
+    profile: Profile,
+    version: Version,
+    code: VCode<VInst>,
+    vregs: HashMap<Value, VReg>,
+    errors: Vec<Diagnostic>,
+    /// The MIR instruction being selected.
+    span: Span,
+    /// Values computed straight into an output.
+    outputs_at: HashMap<Value, Place>,
+    /// Values of the current block computed straight into a construct's lanes.
+    places: HashMap<Value, Place>,
+    /// Vectors being written piece by piece in the current block.
+    chains: HashMap<Value, Chain>,
+    /// `-v`, `|v|`, `-|v|` computed in the current block.
+    modified: HashMap<(Value, bool, bool), VReg>,
+    /// The packed values of the current block.
+    packed: HashMap<Value, Packed>,
+    /// Each pack's current version.
+    pack_versions: HashMap<usize, VReg>,
+    /// Constructs whose first lanes are one matrix instruction.
+    matrices: HashMap<Value, MatrixPlan>,
+    /// Dot products those instructions compute.
+    fused: HashSet<Value>,
+    /// How many times each value is read.
+    uses: HashMap<Value, usize>,
+    /// Each sampler register's flags at its first use (#3696).
+    sampler_uses: HashMap<u16, Sampler>,
+    pack_lanes: bool,
+    regions: Regions,
+}
+
+impl Selector<'_> {
+    fn vreg(&mut self, v: Value) -> VReg {
+        if let Some(&r) = self.vregs.get(&v) {
+            return r;
+        }
+        let r = self.code.vreg();
+        self.vregs.insert(v, r);
+        r
+    }
+
+    fn error(&mut self, rule: &'static str, message: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error(rule, message).with_span(self.span));
+    }
+
+    fn internal(&mut self, message: impl Into<String>) {
+        let message = format!("internal error (this is a bug): {}", message.into());
+        self.error("agal.internal", message);
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Blocks and terminators.
+    // --------------------------------------------------------------------------------------
+
+    fn block(&mut self, b: BlockId) {
+        let f = self.f;
+        self.span = f.blocks[b].span;
+        self.plan(b);
+        for &i in &f.blocks[b].insts {
+            self.inst(i);
+        }
+        self.span = f.blocks[b].span;
+        match &f.blocks[b].term {
+            Terminator::Jump(e) => {
+                let regs = e.args.iter().map(|a| self.in_vreg(a)).collect();
+                self.code.end_branch(vec![regs]);
+            }
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.test(b, cond, then.target, otherwise.target);
+                let mut args = Vec::new();
+                for e in [then, otherwise] {
+                    let split = self.code.block_of(Origin::Edge(b, e.target)).is_some();
+                    args.push(if split {
+                        Vec::new()
+                    } else {
+                        e.args.iter().map(|a| self.in_vreg(a)).collect()
+                    });
+                }
+                self.code.end_branch(args);
+            }
+            Terminator::Return(values) => {
+                for (k, v) in values.iter().enumerate() {
+                    let Some(Some(out)) = self.iface.outputs.get(k).copied() else {
+                        continue;
+                    };
+                    if self.outputs_at.contains_key(&v.value) {
+                        continue;
+                    }
+                    let n = f.ty(v.value).lanes;
+                    let dst = VDst::Reg(out.reg, out.index, out.mask);
+                    self.unary_into(v, dst, 0, n);
+                }
+                self.code.end_return();
+            }
+            Terminator::Discard => {
+                // `kil` of a negative number: the whole fragment is discarded.
+                let minus_one = self.literal(&[-1.0]);
+                self.emit(VInst::Kil { a: minus_one });
+                // A program that always discards still writes its outputs (#3634).
+                if self.regions.innermost(b, Some(b)).is_none() {
+                    for out in self.iface.outputs.clone().into_iter().flatten() {
+                        let zero = self.literal(&[0.0]);
+                        self.emit(VInst::Alu {
+                            op: Opcode::Mov,
+                            dst: VDst::Reg(out.reg, out.index, out.mask),
+                            a: zero,
+                            b: None,
+                        });
+                    }
+                }
+                self.code.end_return();
+            }
+            Terminator::Unreachable => self.code.end_return(),
+        }
+    }
+
+    /// Decides which values of block `b` go straight into their final place, and packs the
+    /// rest when lane packing is on.
+    fn plan(&mut self, b: BlockId) {
+        let f = self.f;
+        let here: HashMap<Value, usize> = f.blocks[b]
+            .insts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &i)| f.insts[i].result().map(|r| (r, k)))
+            .collect();
+        let outputs_here: Vec<(Value, Place)> = self
+            .outputs_at
+            .iter()
+            .filter(|(v, _)| here.contains_key(v))
+            .map(|(v, p)| (*v, *p))
+            .collect();
+        self.places.extend(outputs_here);
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
+            let inst = &f.insts[i];
+            if inst.op != Op::Construct {
+                continue;
+            }
+            let Some(c) = inst.result() else { continue };
+            if f.ty(c).kind != mir::Kind::Float {
+                continue;
+            }
+            let matrix_lanes = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
+            let mut placed = 0;
+            let mut first_piece = usize::MAX;
+            let mut lane = matrix_lanes;
+            while lane < inst.args.len() {
+                let a = inst.args[lane];
+                let k = f.ty(a.value).lanes as usize;
+                let in_order = lane + k <= inst.args.len()
+                    && (0..k).all(|j| {
+                        let x = inst.args[lane + j];
+                        x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == j as u8
+                    });
+                let fits = in_order
+                    && here.get(&a.value).is_some_and(|&p| p < pos)
+                    && self.uses.get(&a.value) == Some(&k)
+                    && !self.fused.contains(&a.value)
+                    && !self.places.contains_key(&a.value)
+                    && f.def_inst(a.value)
+                        .is_some_and(|d| placeable_at(d.op, lane as u8, k as u8));
+                if fits {
+                    self.places.insert(
+                        a.value,
+                        Place::Lane {
+                            chain: c,
+                            lane: lane as u8,
+                            count: k as u8,
+                        },
+                    );
+                    placed += 1;
+                    first_piece = first_piece.min(here[&a.value]);
+                    lane += k;
+                } else {
+                    lane += 1;
+                }
+            }
+            // A vector whose lanes the construct keeps where they are starts the chain.
+            let base = self.base_of(c, &inst.args, matrix_lanes, first_piece, &here);
+            let rest = self.groups(c, &inst.args, base).len();
+            let pieces = placed + usize::from(matrix_lanes > 0) + rest;
+            let prev = base.map(|v| self.vreg(v));
+            if pieces == 0 {
+                if let Some(p) = prev {
+                    self.vregs.insert(c, p);
+                }
+            }
+            self.chains.insert(
+                c,
+                Chain {
+                    prev,
+                    left: pieces,
+                    base,
+                },
+            );
+        }
+        if self.pack_lanes {
+            let mut exclude: HashSet<Value> = self.places.keys().copied().collect();
+            exclude.extend(self.chains.values().filter_map(|c| c.base));
+            exclude.extend(self.fused.iter().copied());
+            exclude.extend(self.outputs_at.keys().copied());
+            self.packed = lanes::plan(f, b, &exclude);
+        }
+    }
+
+    /// The vector a construct keeps lanes of, in place (see the module comment): one whose
+    /// lane i feeds the construct's lane i unmodified, held in a temporary of its own and
+    /// defined before the construct's first piece.
+    fn base_of(
+        &self,
+        c: Value,
+        args: &[mir::Operand],
+        from: usize,
+        first_piece: usize,
+        here: &HashMap<Value, usize>,
+    ) -> Option<Value> {
+        let f = self.f;
+        let mut best: Option<(Value, usize)> = None;
+        for (l, a) in args.iter().enumerate().skip(from) {
+            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+                continue;
+            }
+            if a.neg || a.abs || a.swizzle.lane(0) != l as u8 || f.ty(a.value).lanes <= l as u8 {
+                continue;
+            }
+            let own = match f.values[a.value].def {
+                ValueDef::Param(..) => true,
+                ValueDef::Inst(_, _) => {
+                    is_computed(f, a.value)
+                        && !self.fused.contains(&a.value)
+                        && !self.places.contains_key(&a.value)
+                }
+            };
+            let before = here.get(&a.value).is_none_or(|&p| p < first_piece);
+            if !own || !before {
+                continue;
+            }
+            let count = args
+                .iter()
+                .enumerate()
+                .filter(|(k, x)| {
+                    x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == *k as u8
+                })
+                .count();
+            if best.is_none_or(|(_, n)| count > n) {
+                best = Some((a.value, count));
+            }
+        }
+        best.map(|(v, _)| v)
+    }
+
+    /// Values that the end of the program alone reads and one instruction computes, in a
+    /// block that runs once: computed straight into their output.
+    fn output_places(&self) -> HashMap<Value, Place> {
+        let f = self.f;
+        let mut out = HashMap::new();
+        let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+            Terminator::Return(values) => Some(values.clone()),
+            _ => None,
+        }) else {
+            return out;
+        };
+        for (k, v) in values.iter().enumerate() {
+            let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
+                continue;
+            };
+            let n = f.ty(v.value).lanes;
+            let Some(def) = f.def_inst(v.value) else {
+                continue;
+            };
+            let single = match def.op {
+                Op::Construct => self
+                    .matrices
+                    .get(&v.value)
+                    .is_some_and(|p| p.op == Opcode::M44 && def.args.len() == 4),
+                Op::Sample { proj, kind, .. } => !proj && kind != SampleKind::Lod,
+                Op::Dph => true,
+                op => writes_any_lanes(op),
+            };
+            let plain = !v.neg
+                && !v.abs
+                && v.swizzle.is_identity(n)
+                && self.uses.get(&v.value) == Some(&1)
+                && !self.fused.contains(&v.value);
+            let once = match f.values[v.value].def {
+                ValueDef::Inst(i, _) => f
+                    .layout
+                    .iter()
+                    .find(|&&b| f.blocks[b].insts.contains(&i))
+                    .is_some_and(|&b| self.regions.innermost(b, Some(b)).is_none()),
+                ValueDef::Param(..) => false,
+            };
+            if single && plain && once {
+                out.insert(v.value, Place::Output(slot));
+            }
+        }
+        out
+    }
+
+    /// Sets up the test of a conditional branch ending block `b` (AGAL 2 and 3).
+    fn test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
+        let def = self.f.def_inst(cond.value).cloned();
+        let Some(d) = def.filter(|d| matches!(d.op, Op::Cmp(_))) else {
+            return self.internal("a branch on a value that is not a comparison");
+        };
+        let Op::Cmp(c) = d.op else { return };
+        let pick = |o: mir::Operand| mir::Operand {
+            swizzle: mir::Swizzle::splat(o.swizzle.lane(cond.swizzle.lane(0) as usize)),
+            ..o
+        };
+        let (x, y) = (pick(d.args[0]), pick(d.args[1]));
+        let merge = match self.f.blocks[b].structure {
+            Some(Structure::If { merge }) => merge,
+            _ => return self.internal("a branch outside a structured `if`"),
+        };
+        let then_code = self.arm_has_code(b, then, merge);
+        let else_code = self.arm_has_code(b, otherwise, merge);
+        // ifl is the one ordered test (Flash's ifg is documented as >= but implemented as >
+        // elsewhere): a >= b is ifl with the arms swapped, which needs code in the other arm.
+        let direct = match c {
+            CmpOp::Eq => Some((Opcode::Ife, x, y, true)),
+            CmpOp::Ne => Some((Opcode::Ine, x, y, true)),
+            CmpOp::Lt if then_code => Some((Opcode::Ifl, x, y, true)),
+            CmpOp::Gt if then_code => Some((Opcode::Ifl, y, x, true)),
+            CmpOp::Ge if else_code => Some((Opcode::Ifl, x, y, false)),
+            CmpOp::Le if else_code => Some((Opcode::Ifl, y, x, false)),
+            _ => None,
+        };
+        if let Some((op, x, y, then_first)) = direct {
+            let a = self.src(&x, REPLICATED);
+            let b2 = self.src(&y, REPLICATED);
+            self.emit(VInst::If {
+                op,
+                a,
+                b: b2,
+                then_first,
+            });
+            return;
+        }
+        // Otherwise test a 0/1 flag, which ife/ine compare either way round.
+        let (p, q, taken_when_set) = match c {
+            CmpOp::Lt => (x, y, true),
+            CmpOp::Gt => (y, x, true),
+            CmpOp::Ge => (x, y, false),
+            _ => (y, x, false),
+        };
+        let a = self.src(&p, fixed(1));
+        let b2 = self.src(&q, fixed(1));
+        let flag = self.code.vreg();
+        self.emit(VInst::Alu {
+            op: Opcode::Slt,
+            dst: VDst::Temp(flag, Mask::X),
+            a,
+            b: Some(b2),
+        });
+        let zero = self.literal(&[0.0]);
+        self.emit(VInst::If {
+            op: if taken_when_set {
+                Opcode::Ine
+            } else {
+                Opcode::Ife
+            },
+            a: VOp {
+                src: VSrc::Temp(flag),
+                swizzle: Swizzle::splat(Component::X),
+            },
+            b: zero,
+            then_first: true,
+        });
+    }
+
+    /// Whether the arm of the `if` headed by `h` that starts at `start` emits an
+    /// instruction of its own (moves aside).
+    fn arm_has_code(&self, h: BlockId, start: BlockId, merge: BlockId) -> bool {
+        if start == merge {
+            return false;
+        }
+        let Some(construct) = self
+            .regions
+            .constructs
+            .iter()
+            .find(|c| c.header == h)
+            .copied()
+        else {
+            return true;
+        };
+        let f = self.f;
+        f.layout.iter().any(|&b| {
+            self.regions.doms.dominates(start, b)
+                && self.regions.contains(&construct, b)
+                && (matches!(f.blocks[b].term, Terminator::Discard)
+                    || f.blocks[b].insts.iter().any(|&i| {
+                        let inst = &f.insts[i];
+                        emits_code(inst.op)
+                            && inst
+                                .result()
+                                .is_none_or(|r| f.ty(r).is_float() && !self.fused.contains(&r))
+                    }))
+        })
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Sources.
+    // --------------------------------------------------------------------------------------
+
+    /// A source operand for MIR operand `op`, read at `positions`.
+    fn src(&mut self, op: &mir::Operand, positions: Positions) -> VOp {
+        let v = op.value;
+        if let Some(Op::Const(bits)) = self.f.def_inst(v).map(|d| d.op) {
+            let lanes = usize::from(self.f.ty(v).lanes.max(1));
+            let want = positions.map(|p| {
+                p.map(|j| {
+                    let mut x = f32::from_bits(bits[op.swizzle.lane(j as usize) as usize % lanes]);
+                    if op.abs {
+                        x = x.abs();
+                    }
+                    if op.neg {
+                        x = -x;
+                    }
+                    x
+                })
+            });
+            let (reg, swizzle) = self.pool.place(want);
+            return VOp {
+                src: VSrc::Reg(RegType::Constant, reg),
+                swizzle,
+            };
+        }
+        let (src, offset) = if op.neg || op.abs {
+            (VSrc::Temp(self.modified_vreg(v, op.neg, op.abs)), 0)
+        } else {
+            self.location(v)
+        };
+        let mut lanes = [Component::X; 4];
+        let mut read = 0u8;
+        for (p, pos) in positions.iter().enumerate() {
+            if let Some(j) = pos {
+                lanes[p] = Component::from_bits(offset + op.swizzle.lane(*j as usize));
+                read |= 1 << p;
+            }
+        }
+        VOp {
+            src,
+            swizzle: Swizzle::new(lanes).restricted_to(Mask::from_bits_truncate(read)),
+        }
+    }
+
+    /// Where value `v` is read from, and the register lane of its lane 0.
+    fn location(&mut self, v: Value) -> (VSrc, u8) {
+        if let Some(p) = self.packed.get(&v).copied() {
+            if let Some(&r) = self.pack_versions.get(&p.pack) {
+                return (VSrc::Temp(r), p.offset);
+            }
+        }
+        let ValueDef::Inst(i, _) = self.f.values[v].def else {
+            return (VSrc::Temp(self.vreg(v)), 0);
+        };
+        let inst = self.f.insts[i].clone();
+        match inst.op {
+            Op::LoadInput(id) => {
+                let (reg, n) = self.iface.inputs.get(id.index()).copied().unwrap_or((
+                    match self.iface.stage {
+                        Stage::Vertex => RegType::Attribute,
+                        Stage::Fragment => RegType::Varying,
+                    },
+                    0,
+                ));
+                (VSrc::Reg(reg, n), 0)
+            }
+            Op::LoadUniform { register } if inst.args.is_empty() => (
+                VSrc::Reg(RegType::Constant, register.min(u32::from(u16::MAX)) as u16),
+                0,
+            ),
+            Op::LoadUniform { register } => (self.indexed(register, &inst.args[0]), 0),
+            _ => (VSrc::Temp(self.vreg(v)), 0),
+        }
+    }
+
+    /// `vc[index + register]` (vertex programs only).
+    fn indexed(&mut self, register: u32, index: &mir::Operand) -> VSrc {
+        if self.iface.stage == Stage::Fragment {
+            self.error(
+                "agal.unsupported",
+                "dynamic indexing of a uniform array in a fragment program: AGAL reads \
+                 constants by a computed index (vc[vt0.x + n]) only in vertex programs (#3639)",
+            );
+        }
+        let Ok(offset) = u8::try_from(register) else {
+            self.error(
+                "agal.limit",
+                format!(
+                    "a uniform array at vc{register} read by a computed index: AGAL's relative \
+                     addressing reaches registers 0 to 255 from the index (offset {register} \
+                     does not fit in the token's 8 bits)"
+                ),
+            );
+            return VSrc::Reg(RegType::Constant, 0);
+        };
+        let lane0 = mir::Operand {
+            swizzle: mir::Swizzle::splat(index.swizzle.lane(0)),
+            ..*index
+        };
+        // The index register: an attribute, a constant or a temporary, read as it is.
+        let direct = !lane0.neg
+            && !lane0.abs
+            && !matches!(
+                self.f.def_inst(lane0.value).map(|d| d.op),
+                Some(Op::Const(_))
+            )
+            && !matches!(
+                self.f.def_inst(lane0.value),
+                Some(d) if matches!(d.op, Op::LoadUniform { .. }) && !d.args.is_empty()
+            );
+        let (reg, lane) = if direct {
+            match self.location(lane0.value) {
+                (VSrc::Temp(t), off) => (IndexReg::Temp(t), off + lane0.swizzle.lane(0)),
+                (VSrc::Reg(r, n), off) => (IndexReg::Reg(r, n), off + lane0.swizzle.lane(0)),
+                (VSrc::Indexed { .. }, _) => (IndexReg::Temp(self.code.vreg()), 0),
+            }
+        } else {
+            let op = self.src(&lane0, fixed(1));
+            let t = self.code.vreg();
+            self.emit(VInst::Alu {
+                op: Opcode::Mov,
+                dst: VDst::Temp(t, Mask::X),
+                a: op,
+                b: None,
+            });
+            (IndexReg::Temp(t), 0)
+        };
+        VSrc::Indexed {
+            offset,
+            index: reg,
+            lane: Component::from_bits(lane),
+        }
+    }
+
+    /// A virtual register holding `-v`, `|v|` or `-|v|` (lanes from x), computed once per
+    /// block.
+    fn modified_vreg(&mut self, v: Value, neg: bool, abs: bool) -> VReg {
+        if let Some(&t) = self.modified.get(&(v, neg, abs)) {
+            return t;
+        }
+        let n = self.f.ty(v).lanes;
+        let t = self.code.vreg();
+        let a = if neg && abs {
+            let inner = self.modified_vreg(v, false, true);
+            VOp {
+                src: VSrc::Temp(inner),
+                swizzle: Swizzle::IDENTITY.restricted_to(lanes_mask(0, n)),
+            }
+        } else {
+            self.src(&mir::Operand::new(v), fixed(n))
+        };
+        let op = if neg { Opcode::Neg } else { Opcode::Abs };
+        self.emit(VInst::Alu {
+            op,
+            dst: VDst::Temp(t, lanes_mask(0, n)),
+            a,
+            b: None,
+        });
+        self.modified.insert((v, neg, abs), t);
+        t
+    }
+
+    /// A pooled literal (its lanes read at positions 0, 1 …; replicated when one).
+    fn literal(&mut self, values: &[f32]) -> VOp {
+        let want = std::array::from_fn(|p| {
+            if values.len() == 1 {
+                values.first().copied()
+            } else {
+                values.get(p).copied()
+            }
+        });
+        let (reg, swizzle) = self.pool.place(want);
+        VOp {
+            src: VSrc::Reg(RegType::Constant, reg),
+            swizzle,
+        }
+    }
+
+    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
+    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
+        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
+        if plain && !self.packed.contains_key(&op.value) && is_computed(self.f, op.value) {
+            return self.vreg(op.value);
+        }
+        let n = self.f.ty(op.value).lanes;
+        let t = self.code.vreg();
+        self.unary_into(op, VDst::Temp(t, lanes_mask(0, n)), 0, n);
+        t
+    }
+
+    /// `dst = op` (a move, or `neg`/`abs` for a modified operand), `op`'s `count` lanes read
+    /// from position `lane` on.
+    fn unary_into(&mut self, op: &mir::Operand, dst: VDst, lane: u8, count: u8) {
+        let constant = matches!(self.f.def_inst(op.value).map(|d| d.op), Some(Op::Const(_)));
+        let (opcode, plain) = match (op.neg && !constant, op.abs && !constant) {
+            (false, false) => (Opcode::Mov, *op),
+            (true, false) => (Opcode::Neg, mir::Operand { neg: false, ..*op }),
+            (false, true) => (Opcode::Abs, mir::Operand { abs: false, ..*op }),
+            (true, true) => (Opcode::Neg, mir::Operand { neg: false, ..*op }),
+        };
+        let a = self.src(&plain, lanewise(lane, count));
+        self.emit(VInst::Alu {
+            op: opcode,
+            dst,
+            a,
+            b: None,
+        });
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Destinations.
+    // --------------------------------------------------------------------------------------
+
+    /// Where the instruction computing `r` writes (without committing to it).
+    fn target(&self, r: Value) -> Target {
+        if let Some(p) = self.places.get(&r) {
+            return Target::Place(*p);
+        }
+        if let Some(p) = self.outputs_at.get(&r) {
+            return Target::Place(*p);
+        }
+        match self.packed.get(&r) {
+            Some(p) => Target::Pack(*p),
+            None => Target::Own,
+        }
+    }
+
+    /// The first lane and the lane count of `r`'s result in its target.
+    fn target_lanes(&self, r: Value) -> (u8, u8) {
+        let n = self.f.ty(r).lanes;
+        match self.target(r) {
+            Target::Place(Place::Lane { lane, count, .. }) => (lane, count),
+            Target::Pack(p) => (p.offset, n),
+            _ => (0, n),
+        }
+    }
+
+    /// Commits the destination of `r`, writing `mask` when given (else the value's lanes).
+    fn commit(&mut self, r: Value, fixed_mask: Option<Mask>) -> VDst {
+        let n = self.f.ty(r).lanes;
+        match self.target(r) {
+            Target::Own => VDst::Temp(self.vreg(r), fixed_mask.unwrap_or(lanes_mask(0, n))),
+            Target::Place(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
+            Target::Place(Place::Lane { chain, lane, count }) => {
+                self.piece(chain, fixed_mask.unwrap_or(lanes_mask(lane, count)))
+            }
+            Target::Pack(p) => {
+                let new = self.code.vreg();
+                let mask = fixed_mask.unwrap_or(lanes_mask(p.offset, n));
+                let prev = if p.fresh {
+                    None
+                } else {
+                    self.pack_versions.get(&p.pack).copied()
+                };
+                self.pack_versions.insert(p.pack, new);
+                match prev {
+                    Some(prev) => VDst::Tied { prev, new, mask },
+                    None => VDst::Temp(new, mask),
+                }
+            }
+        }
+    }
+
+    /// The next piece of the vector `c`, writing `mask`.
+    fn piece(&mut self, c: Value, mask: Mask) -> VDst {
+        let Some(mut st) = self.chains.get(&c).copied() else {
+            self.internal("a piece of a vector that is not being built");
+            return VDst::Temp(self.code.vreg(), mask);
+        };
+        st.left = st.left.saturating_sub(1);
+        let new = if st.left == 0 {
+            self.vreg(c)
+        } else {
+            self.code.vreg()
+        };
+        let d = match st.prev {
+            None => VDst::Temp(new, mask),
+            Some(p) => VDst::Tied { prev: p, new, mask },
+        };
+        st.prev = Some(new);
+        self.chains.insert(c, st);
+        d
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Instructions.
+    // --------------------------------------------------------------------------------------
+
+    /// Selects one MIR instruction.
+    fn inst(&mut self, i: mir::InstId) {
+        let inst = self.f.insts[i].clone();
+        self.span = inst.span;
+        let Some(r) = inst.result() else {
+            match inst.op {
+                Op::Kill if self.iface.stage == Stage::Vertex => self.error(
+                    "agal.unsupported",
+                    "discard in a vertex program: kil exists only in fragment programs",
+                ),
+                Op::Kill => self.kill(&inst.args[0]),
+                other => self.internal(format!("{} has no result", other.name())),
+            }
+            return;
+        };
+        let ty = self.f.ty(r);
+        if ty.kind == mir::Kind::Bool {
+            // Conditions: branches, kills and set instructions read the comparison.
+            if !matches!(inst.op, Op::Cmp(_) | Op::Const(_)) {
+                self.internal(format!("a bool {} reached selection", inst.op.name()));
+            }
+            return;
+        }
+        if self.fused.contains(&r) {
+            return;
+        }
+        let args = inst.args.clone();
+        match inst.op {
+            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_) => {}
+            Op::Mov => {
+                let (lane, count) = self.target_lanes(r);
+                let op = args[0];
+                let constant =
+                    matches!(self.f.def_inst(op.value).map(|d| d.op), Some(Op::Const(_)));
+                let (opcode, plain) = match (op.neg && !constant, op.abs && !constant) {
+                    (false, false) => (Opcode::Mov, op),
+                    (true, false) => (Opcode::Neg, mir::Operand { neg: false, ..op }),
+                    (false, true) => (Opcode::Abs, mir::Operand { abs: false, ..op }),
+                    (true, true) => (Opcode::Neg, mir::Operand { neg: false, ..op }),
+                };
+                let a = self.src(&plain, lanewise(lane, count));
+                let dst = self.commit(r, None);
+                self.emit(VInst::Alu {
+                    op: opcode,
+                    dst,
+                    a,
+                    b: None,
+                });
+            }
+            Op::Fract
+            | Op::Rcp
+            | Op::Rsq
+            | Op::Sqrt
+            | Op::Exp2
+            | Op::Log2
+            | Op::Sin
+            | Op::Cos
+            | Op::Sat
+            | Op::Ddx
+            | Op::Ddy => {
+                if matches!(inst.op, Op::Ddx | Op::Ddy) && self.version < Version::V2 {
+                    return self.error(
+                        "agal.unsupported",
+                        format!(
+                            "a screen-space derivative ({}): ddx and ddy need AGAL 2, and the \
+                             {} profile is AGAL 1 (use standardConstrained, standard or \
+                             standardExtended)",
+                            if inst.op == Op::Ddx { "dFdx" } else { "dFdy" },
+                            self.profile
+                        ),
+                    );
+                }
+                let opcode = unary_opcode(inst.op);
+                let (lane, count) = self.target_lanes(r);
+                let a = self.src(&args[0], lanewise(lane, count));
+                let dst = self.commit(r, None);
+                self.emit(VInst::Alu {
+                    op: opcode,
+                    dst,
+                    a,
+                    b: None,
+                });
+            }
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Min | Op::Max | Op::Pow => {
+                self.binary(r, inst.op, args[0], args[1])
+            }
+            Op::Mad => {
+                // AGAL has no multiply-add (simplify may form one after expansion): a
+                // multiply into a temporary, then the add into the place.
+                let (lane, count) = self.target_lanes(r);
+                let n = ty.lanes;
+                let a = self.src(&args[0], fixed(n));
+                let b = self.src(&args[1], fixed(n));
+                let t = self.code.vreg();
+                self.emit(VInst::Alu {
+                    op: Opcode::Mul,
+                    dst: VDst::Temp(t, lanes_mask(0, n)),
+                    a,
+                    b: Some(b),
+                });
+                let p = VOp {
+                    src: VSrc::Temp(t),
+                    swizzle: shifted_identity(lane, count),
+                };
+                let c = self.src(&args[2], lanewise(lane, count));
+                let dst = self.commit(r, None);
+                self.emit(VInst::Alu {
+                    op: Opcode::Add,
+                    dst,
+                    a: p,
+                    b: Some(c),
+                });
+            }
+            Op::Dot(n @ (3 | 4)) => {
+                let a = self.src(&args[0], fixed(n));
+                let b = self.src(&args[1], fixed(n));
+                let dst = self.commit(r, None);
+                let op = if n == 3 { Opcode::Dp3 } else { Opcode::Dp4 };
+                self.emit(VInst::Alu {
+                    op,
+                    dst,
+                    a,
+                    b: Some(b),
+                });
+            }
+            Op::Dph => {
+                // dot3(p, r) + r.w.
+                let a = self.src(&args[0], fixed(3));
+                let b = self.src(&args[1], fixed(3));
+                let t = self.code.vreg();
+                self.emit(VInst::Alu {
+                    op: Opcode::Dp3,
+                    dst: VDst::Temp(t, Mask::X),
+                    a,
+                    b: Some(b),
+                });
+                let (lane, count) = self.target_lanes(r);
+                let w = self.src(
+                    &args[1].reswizzled(mir::Swizzle::splat(3)),
+                    lanewise(lane, count),
+                );
+                let dst = self.commit(r, None);
+                self.emit(VInst::Alu {
+                    op: Opcode::Add,
+                    dst,
+                    a: VOp {
+                        src: VSrc::Temp(t),
+                        swizzle: Swizzle::splat(Component::X),
+                    },
+                    b: Some(w),
+                });
+            }
+            Op::Cross => {
+                let a = self.src(&args[0], fixed(3));
+                let b = self.src(&args[1], fixed(3));
+                let dst = self.commit(r, Some(Mask::XYZ));
+                self.emit(VInst::Alu {
+                    op: Opcode::Crs,
+                    dst,
+                    a,
+                    b: Some(b),
+                });
+            }
+            Op::Normalize if ty.lanes == 3 => {
+                let a = self.src(&args[0], fixed(3));
+                let dst = self.commit(r, Some(Mask::XYZ));
+                self.emit(VInst::Alu {
+                    op: Opcode::Nrm,
+                    dst,
+                    a,
+                    b: None,
+                });
+            }
+            Op::BoolToFloat => self.bool_to_float(r, &args[0]),
+            Op::Sample {
+                sampler,
+                kind,
+                proj,
+            } => self.sample(r, sampler, kind, proj, &args),
+            Op::Construct => self.construct(r, &args),
+            other => self.internal(format!(
+                "the operation `{}` reached selection (the AGAL pipeline expands it)",
+                other.name()
+            )),
+        }
+    }
+
+    /// A two-source lane-wise operation, with negations folded where the opcode allows.
+    fn binary(&mut self, r: Value, op: Op, x: mir::Operand, y: mir::Operand) {
+        let plain = |o: mir::Operand| mir::Operand { neg: false, ..o };
+        let (opcode, x, y) = match (op, x.neg && !x.abs, y.neg && !y.abs) {
+            (Op::Add, false, true) => (Opcode::Sub, x, plain(y)),
+            (Op::Add, true, false) => (Opcode::Sub, y, plain(x)),
+            (Op::Sub, false, true) => (Opcode::Add, x, plain(y)),
+            (Op::Mul | Op::Div, true, true) => (binary_opcode(op), plain(x), plain(y)),
+            _ => (binary_opcode(op), x, y),
+        };
+        let (lane, count) = self.target_lanes(r);
+        let a = self.src(&x, lanewise(lane, count));
+        let b = self.src(&y, lanewise(lane, count));
+        let dst = self.commit(r, None);
+        self.emit(VInst::Alu {
+            op: opcode,
+            dst,
+            a,
+            b: Some(b),
+        });
+    }
+
+    /// `cond ? 1.0 : 0.0` for a comparison: one set instruction.
+    fn bool_to_float(&mut self, r: Value, cond: &mir::Operand) {
+        let Some(def) = self.f.def_inst(cond.value).cloned() else {
+            return self.internal("bool_to_float of a parameter");
+        };
+        let Op::Cmp(c) = def.op else {
+            return self.internal("bool_to_float of a value that is not a comparison");
+        };
+        let through = |o: mir::Operand| mir::Operand {
+            swizzle: o.swizzle.then(cond.swizzle),
+            ..o
+        };
+        let (x, y) = (through(def.args[0]), through(def.args[1]));
+        let (op, x, y) = set_op(c, x, y);
+        let (lane, count) = self.target_lanes(r);
+        let a = self.src(&x, lanewise(lane, count));
+        let b = self.src(&y, lanewise(lane, count));
+        let dst = self.commit(r, None);
+        self.emit(VInst::Alu {
+            op,
+            dst,
+            a,
+            b: Some(b),
+        });
+    }
+
+    /// `kil` of a comparison: discards when it holds.
+    fn kill(&mut self, cond: &mir::Operand) {
+        let Some(def) = self.f.def_inst(cond.value).cloned() else {
+            return self.internal("a kill of a parameter");
+        };
+        let Op::Cmp(c) = def.op else {
+            return self.internal("a kill of a value that is not a comparison");
+        };
+        let pick = |o: mir::Operand| mir::Operand {
+            swizzle: mir::Swizzle::splat(o.swizzle.lane(cond.swizzle.lane(0) as usize)),
+            ..o
+        };
+        let (x, y) = (pick(def.args[0]), pick(def.args[1]));
+        let zero = |s: &Self, o: &mir::Operand| {
+            matches!(s.f.def_inst(o.value).map(|d| d.op), Some(Op::Const(bits))
+                if f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]) == 0.0)
+        };
+        // x < y discards when x - y < 0; x > y when y - x < 0.
+        let less = match c {
+            CmpOp::Lt => Some((x, y)),
+            CmpOp::Gt => Some((y, x)),
+            _ => None,
+        };
+        if let Some((p, q)) = less {
+            if zero(self, &q) {
+                let a = self.src(&p, REPLICATED);
+                return self.emit(VInst::Kil { a });
+            }
+            let a = self.src(&p, fixed(1));
+            let b = self.src(&q, fixed(1));
+            let t = self.code.vreg();
+            self.emit(VInst::Alu {
+                op: Opcode::Sub,
+                dst: VDst::Temp(t, Mask::X),
+                a,
+                b: Some(b),
+            });
+            return self.emit(VInst::Kil {
+                a: VOp {
+                    src: VSrc::Temp(t),
+                    swizzle: Swizzle::splat(Component::X),
+                },
+            });
+        }
+        // Otherwise: the 0/1 flag, negated (-1 discards; -0 does not).
+        let (op, p, q) = set_op(c, x, y);
+        let a = self.src(&p, fixed(1));
+        let b = self.src(&q, fixed(1));
+        let flag = self.code.vreg();
+        self.emit(VInst::Alu {
+            op,
+            dst: VDst::Temp(flag, Mask::X),
+            a,
+            b: Some(b),
+        });
+        let t = self.code.vreg();
+        self.emit(VInst::Alu {
+            op: Opcode::Neg,
+            dst: VDst::Temp(t, Mask::X),
+            a: VOp {
+                src: VSrc::Temp(flag),
+                swizzle: Swizzle::splat(Component::X),
+            },
+            b: None,
+        });
+        self.emit(VInst::Kil {
+            a: VOp {
+                src: VSrc::Temp(t),
+                swizzle: Swizzle::splat(Component::X),
+            },
+        });
+    }
+
+    /// `tex`, with the coordinates divided first for a projective lookup.
+    fn sample(
+        &mut self,
+        r: Value,
+        sampler: mir::module::SamplerId,
+        kind: SampleKind,
+        proj: bool,
+        args: &[mir::Operand],
+    ) {
+        let Some(mut flags) = self.iface.samplers.get(sampler.index()).copied() else {
+            return self.internal("a sampler without flags");
+        };
+        let cube = self.m.samplers.get(sampler).map(|s| s.dim) == Some(TextureDim::Cube);
+        let dims: u8 = if cube { 3 } else { 2 };
+        let name = self
+            .m
+            .samplers
+            .get(sampler)
+            .map_or(String::new(), |s| s.name.clone());
+        let constant = |s: &Self, o: &mir::Operand| match s.f.def_inst(o.value).map(|d| d.op) {
+            Some(Op::Const(bits)) => Some(f32::from_bits(bits[o.swizzle.lane(0) as usize & 3])),
+            _ => None,
+        };
+        match kind {
+            SampleKind::Implicit => {}
+            SampleKind::Bias => match args.get(1).and_then(|b| constant(self, b)) {
+                Some(b) => match bias_eighths(b) {
+                    Some(e) => flags.lod_bias = e,
+                    None => {
+                        return self.error(
+                            "agal.unsupported",
+                            format!(
+                                "texture `{name}` sampled with LOD bias {b}: AGAL holds the \
+                                 bias in the sampler, in eighths from -16 to 15.875"
+                            ),
+                        );
+                    }
+                },
+                None => {
+                    return self.error(
+                        "agal.unsupported",
+                        format!(
+                            "texture `{name}` sampled with a computed LOD bias: AGAL's bias is \
+                             a constant in the sampler's flags"
+                        ),
+                    );
+                }
+            },
+            SampleKind::Lod => {
+                let level = args.get(1).and_then(|b| constant(self, b));
+                if level != Some(0.0) || flags.mipmap != Mipmap::None {
+                    return self.error(
+                        "agal.unsupported",
+                        format!(
+                            "texture `{name}` sampled at an explicit level of detail: AGAL \
+                             samples at the level the hardware chooses (plus a constant bias); \
+                             only level 0 of a sampler without mipmapping (mipnone) is \
+                             available"
+                        ),
+                    );
+                }
+            }
+        }
+        match self.sampler_uses.get(&flags.index) {
+            Some(first) if *first != flags => {
+                return self.error(
+                    "agal.unsupported",
+                    format!(
+                        "texture `{name}` (fs{}) is sampled with different flags (LOD biases): \
+                         Flash requires every use of a sampler register to have the same flags \
+                         (#3696)",
+                        flags.index
+                    ),
+                );
+            }
+            Some(_) => {}
+            None => {
+                self.sampler_uses.insert(flags.index, flags);
+            }
+        }
+        let coord = if proj {
+            // (c.xy / c.q), into a temporary.
+            let q = mir::Operand {
+                swizzle: mir::Swizzle::splat(args[0].swizzle.lane(dims as usize)),
+                ..args[0]
+            };
+            let a = self.src(&args[0], fixed(dims));
+            let b = self.src(&q, fixed(dims));
+            let t = self.code.vreg();
+            self.emit(VInst::Alu {
+                op: Opcode::Div,
+                dst: VDst::Temp(t, lanes_mask(0, dims)),
+                a,
+                b: Some(b),
+            });
+            VOp {
+                src: VSrc::Temp(t),
+                swizzle: Swizzle::IDENTITY.restricted_to(lanes_mask(0, dims)),
+            }
+        } else {
+            self.src(&args[0], fixed(dims))
+        };
+        let dst = self.commit(r, Some(Mask::XYZW));
+        self.emit(VInst::Tex {
+            dst,
+            coord,
+            sampler: flags,
+        });
+    }
+
+    /// The lanes of construct `c` still to be written at the construct (not computed in
+    /// place, not kept from its base vector, not the matrix instruction's), grouped by what
+    /// they read: one instruction per group. `None` is the group of literals.
+    fn groups(
+        &self,
+        c: Value,
+        args: &[mir::Operand],
+        base: Option<Value>,
+    ) -> Vec<(Option<mir::Operand>, Vec<usize>)> {
+        let from = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
+        let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
+        for (l, a) in args.iter().enumerate().skip(from) {
+            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+                continue;
+            }
+            if Some(a.value) == base && !a.neg && !a.abs && a.swizzle.lane(0) == l as u8 {
+                continue;
+            }
+            let constant = matches!(self.f.def_inst(a.value).map(|d| d.op), Some(Op::Const(_)));
+            let key = (!constant).then_some(mir::Operand {
+                swizzle: mir::Swizzle::IDENTITY,
+                ..*a
+            });
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, lanes)) => lanes.push(l),
+                None => groups.push((key, vec![l])),
+            }
+        }
+        groups
+    }
+
+    /// A vector from lanes: the matrix instruction's lanes, the lanes computed in place and
+    /// those kept from its base are there already; one instruction per group of the others.
+    fn construct(&mut self, r: Value, args: &[mir::Operand]) {
+        let base = self.chains.get(&r).and_then(|c| c.base);
+        if let Some(plan) = self.matrices.get(&r).cloned() {
+            let width = if plan.op == Opcode::M33 { 3 } else { 4 };
+            let a = self.src(&plan.vector, fixed(width));
+            let rows = match plan.index {
+                Some(index) => self.indexed(plan.register, &index),
+                None => VSrc::Reg(
+                    RegType::Constant,
+                    plan.register.min(u32::from(u16::MAX)) as u16,
+                ),
+            };
+            let mask = lanes_mask(0, plan.lanes() as u8);
+            let dst = match self.outputs_at.get(&r) {
+                Some(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
+                _ => self.piece(r, mask),
+            };
+            self.emit(VInst::Alu {
+                op: plan.op,
+                dst,
+                a,
+                b: Some(VOp {
+                    src: rows,
+                    swizzle: Swizzle::IDENTITY,
+                }),
+            });
+        }
+        for (key, lanes) in self.groups(r, args, base) {
+            let mask = Mask::from_bits_truncate(lanes.iter().fold(0u8, |m, &l| m | 1 << l));
+            let positions: Positions =
+                std::array::from_fn(|p| lanes.contains(&p).then_some(p as u8));
+            match key {
+                Some(k) => {
+                    let mut sw = [0u8; 4];
+                    for &l in &lanes {
+                        sw[l] = args[l].swizzle.lane(0);
+                    }
+                    let op = mir::Operand {
+                        swizzle: mir::Swizzle(sw),
+                        ..k
+                    };
+                    let (opcode, plain) = match (op.neg, op.abs) {
+                        (false, false) => (Opcode::Mov, op),
+                        (true, false) => (Opcode::Neg, mir::Operand { neg: false, ..op }),
+                        (false, true) => (Opcode::Abs, mir::Operand { abs: false, ..op }),
+                        (true, true) => (Opcode::Neg, mir::Operand { neg: false, ..op }),
+                    };
+                    let a = self.src(&plain, positions);
+                    let dst = self.piece(r, mask);
+                    self.emit(VInst::Alu {
+                        op: opcode,
+                        dst,
+                        a,
+                        b: None,
+                    });
+                }
+                None => {
+                    let want = std::array::from_fn(|p| {
+                        lanes.contains(&p).then(|| self.const_lane(&args[p]))
+                    });
+                    let (reg, swizzle) = self.pool.place(want);
+                    let dst = self.piece(r, mask);
+                    self.emit(VInst::Alu {
+                        op: Opcode::Mov,
+                        dst,
+                        a: VOp {
+                            src: VSrc::Reg(RegType::Constant, reg),
+                            swizzle,
+                        },
+                        b: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The value of a constant scalar operand (its lane 0, modifiers applied).
+    fn const_lane(&self, o: &mir::Operand) -> f32 {
+        let Some(Op::Const(bits)) = self.f.def_inst(o.value).map(|d| d.op) else {
+            return 0.0;
+        };
+        let mut x = f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]);
+        if o.abs {
+            x = x.abs();
+        }
+        if o.neg {
+            x = -x;
+        }
+        x
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Legalisation.
+    // --------------------------------------------------------------------------------------
+
+    /// Appends `inst`, legalised.
+    fn emit(&mut self, inst: VInst) {
+        let inst = self.legalize(inst);
+        let ops = inst.operands();
+        self.code.push(inst, &ops, self.span);
+    }
+
+    /// Copies the lanes a source reads into a fresh temporary, in place, and reads them from
+    /// there through the same swizzle.
+    fn via_temp(&mut self, op: VOp) -> VOp {
+        let read = op.swizzle.read_lanes(Mask::XYZW);
+        let t = self.code.vreg();
+        let mov = VInst::Alu {
+            op: Opcode::Mov,
+            dst: VDst::Temp(t, read),
+            a: VOp {
+                src: op.src,
+                swizzle: Swizzle::IDENTITY.restricted_to(read),
+            },
+            b: None,
+        };
+        let ops = mov.operands();
+        self.code.push(mov, &ops, self.span);
+        VOp {
+            src: VSrc::Temp(t),
+            swizzle: op.swizzle,
+        }
+    }
+
+    /// Makes the operands fit Flash's rules (see the module comment).
+    fn legalize(&mut self, inst: VInst) -> VInst {
+        let mut s = inst.sources();
+        match inst {
+            VInst::Alu { op, .. } => {
+                if op.shape() == Shape::Unary && op != Opcode::Mov && s[0].is_constant() {
+                    s[0] = self.via_temp(s[0]);
+                }
+                if s.len() == 2 && s[0].is_constant() && s[1].is_constant() {
+                    // The matrix operand must stay a constant; otherwise either may move.
+                    if op.shape() == Shape::Matrix {
+                        s[0] = self.via_temp(s[0]);
+                    } else {
+                        s[1] = self.via_temp(s[1]);
+                    }
+                }
+            }
+            VInst::Tex { .. } | VInst::Kil { .. } => {
+                if s[0].is_constant() {
+                    s[0] = self.via_temp(s[0]);
+                }
+            }
+            VInst::If { .. } => {
+                if s[0].is_constant() && s[1].is_constant() {
+                    s[0] = self.via_temp(s[0]);
+                }
+                if s[0] == s[1] {
+                    s[1] = self.via_temp(s[1]);
+                }
+            }
+        }
+        inst.with_sources(&s)
+    }
+}
+
+/// Whether a value is computed into a register of its own (not an input, a uniform or a
+/// literal read where it lives).
+fn is_computed(f: &Function, v: Value) -> bool {
+    match f.values[v].def {
+        ValueDef::Param(..) => true,
+        ValueDef::Inst(i, _) => !matches!(
+            f.insts[i].op,
+            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
+        ),
+    }
+}
+
+/// Whether an operation's instruction can write its result at any lanes: lane-wise
+/// operations (their sources are read through shifted swizzles) and the ones that write
+/// one value to every lane of the mask.
+fn writes_any_lanes(op: Op) -> bool {
+    op.is_lanewise_float() || matches!(op, Op::Dot(_) | Op::Dph | Op::BoolToFloat)
+}
+
+/// Whether an operation's `count`-lane result can be computed at lanes `lane..lane + count`
+/// of a construct.
+fn placeable_at(op: Op, lane: u8, count: u8) -> bool {
+    writes_any_lanes(op)
+        || (lane == 0 && count == 3 && matches!(op, Op::Cross | Op::Normalize))
+        || (lane == 0 && count == 4 && matches!(op, Op::Sample { proj: false, .. }))
+}
+
+/// Whether a MIR operation emits an instruction (reads of registers and literals, and
+/// comparisons, which their users read, do not).
+fn emits_code(op: Op) -> bool {
+    !matches!(
+        op,
+        Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
+    )
+}
+
+fn unary_opcode(op: Op) -> Opcode {
+    match op {
+        Op::Fract => Opcode::Frc,
+        Op::Rcp => Opcode::Rcp,
+        Op::Rsq => Opcode::Rsq,
+        Op::Sqrt => Opcode::Sqt,
+        Op::Exp2 => Opcode::Exp,
+        Op::Log2 => Opcode::Log,
+        Op::Sin => Opcode::Sin,
+        Op::Cos => Opcode::Cos,
+        Op::Sat => Opcode::Sat,
+        Op::Ddx => Opcode::Ddx,
+        Op::Ddy => Opcode::Ddy,
+        _ => Opcode::Mov,
+    }
+}
+
+fn binary_opcode(op: Op) -> Opcode {
+    match op {
+        Op::Add => Opcode::Add,
+        Op::Sub => Opcode::Sub,
+        Op::Mul => Opcode::Mul,
+        Op::Div => Opcode::Div,
+        Op::Min => Opcode::Min,
+        Op::Max => Opcode::Max,
+        _ => Opcode::Pow,
+    }
+}
+
+/// The set instruction for a comparison, with its operands in order.
+fn set_op(c: CmpOp, x: mir::Operand, y: mir::Operand) -> (Opcode, mir::Operand, mir::Operand) {
+    match c {
+        CmpOp::Lt => (Opcode::Slt, x, y),
+        CmpOp::Ge => (Opcode::Sge, x, y),
+        CmpOp::Gt => (Opcode::Slt, y, x),
+        CmpOp::Le => (Opcode::Sge, y, x),
+        CmpOp::Eq => (Opcode::Seq, x, y),
+        CmpOp::Ne => (Opcode::Sne, x, y),
+    }
+}
