@@ -13,6 +13,8 @@ pub struct Dominators {
     pre: Vec<u32>,
     post: Vec<u32>,
     depth: Vec<u32>,
+    /// The reachable blocks, each after its immediate dominator.
+    preorder: Vec<BlockId>,
 }
 
 impl Dominators {
@@ -45,6 +47,7 @@ impl Dominators {
         }
         let (mut pre, mut post, mut depth) = (vec![0; n], vec![0; n], vec![0; n]);
         let mut counter = 0;
+        let mut preorder = Vec::new();
         let mut stack = vec![(f.entry.index(), false)];
         while let Some((node, done)) = stack.pop() {
             if done {
@@ -54,6 +57,7 @@ impl Dominators {
             }
             pre[node] = counter;
             counter += 1;
+            preorder.push(BlockId::new(node));
             stack.push((node, true));
             for &c in children[node].iter().rev() {
                 depth[c] = depth[node] + 1;
@@ -66,6 +70,7 @@ impl Dominators {
             pre,
             post,
             depth,
+            preorder,
         }
     }
 
@@ -86,6 +91,12 @@ impl Dominators {
     /// The depth of `b` in the dominator tree (the entry is 0).
     pub fn depth(&self, b: BlockId) -> u32 {
         self.depth[b.index()]
+    }
+
+    /// The reachable blocks in a pre-order walk of the dominator tree: every block comes
+    /// after its immediate dominator, so facts can be propagated down the tree in one pass.
+    pub fn preorder(&self) -> &[BlockId] {
+        &self.preorder
     }
 
     /// Whether `b` is reachable from the entry.

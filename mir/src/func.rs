@@ -441,3 +441,61 @@ pub fn compose(inner: Operand, outer: Operand) -> Operand {
         abs,
     }
 }
+
+/// Replacements a pass decides while walking the function: each instruction is brought up
+/// to date as the walk reaches it ([`Replacements::apply`]) and everything else at the end
+/// ([`Replacements::finish`]). That is what calling [`Function::replace_uses`] at once
+/// would give, for one walk over the function instead of one per replaced value.
+#[derive(Debug, Default)]
+pub struct Replacements {
+    map: std::collections::HashMap<Value, Operand>,
+}
+
+impl Replacements {
+    /// The operand `op` reads once the replacements so far are made.
+    pub fn resolve(&self, mut op: Operand) -> Operand {
+        // Chains are short; the bound only guards against a cycle.
+        for _ in 0..=self.map.len() {
+            match self.map.get(&op.value) {
+                Some(&new) => op = compose(new, op),
+                None => break,
+            }
+        }
+        op
+    }
+
+    /// Replaces every use of `old` with `new` (composing swizzles and modifiers). A
+    /// replacement that would make `old` read itself is dropped; returns whether it was kept.
+    pub fn insert(&mut self, old: Value, new: Operand) -> bool {
+        let new = self.resolve(new);
+        if new.value == old {
+            return false;
+        }
+        self.map.insert(old, new);
+        true
+    }
+
+    /// Whether nothing is to be replaced.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Brings the operands of instruction `i` up to date.
+    pub fn apply(&self, f: &mut Function, i: InstId) {
+        if self.map.is_empty() {
+            return;
+        }
+        for a in &mut f.insts[i].args {
+            *a = self.resolve(*a);
+        }
+    }
+
+    /// Makes every replacement everywhere. Returns whether there was any.
+    pub fn finish(self, f: &mut Function) -> bool {
+        if self.map.is_empty() {
+            return false;
+        }
+        f.for_each_operand_mut(|a| *a = self.resolve(*a));
+        true
+    }
+}

@@ -41,10 +41,13 @@ pub struct Regions {
     parents: Vec<Option<usize>>,
     /// Which construct each header opens.
     by_header: std::collections::HashMap<BlockId, usize>,
+    /// The innermost construct holding each block, by block index.
+    inner: Vec<Option<usize>>,
 }
 
 impl Regions {
-    /// Finds the constructs of `f`.
+    /// Finds the constructs of `f`, in time linear in its blocks (plus the nesting depth at
+    /// each merge block).
     pub fn new(f: &Function) -> Self {
         let doms = Dominators::new(f);
         let mut constructs: Vec<Construct> = f
@@ -60,41 +63,57 @@ impl Regions {
             .collect();
         // Outer constructs first: an enclosing header dominates, so it is shallower.
         constructs.sort_by_key(|c| doms.depth(c.header));
-        let by_header = constructs
+        let by_header: std::collections::HashMap<BlockId, usize> = constructs
             .iter()
             .enumerate()
             .map(|(i, c)| (c.header, i))
             .collect();
-        let mut regions = Regions {
+        let n = f.blocks.len();
+        let mut merging: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, c) in constructs.iter().enumerate() {
+            merging[c.merge().index()].push(i);
+        }
+        // Down the dominator tree: a block is in the constructs of its immediate dominator,
+        // except one it is the merge of (and everything inside that), plus its own.
+        let mut parents = vec![None; constructs.len()];
+        let mut inner: Vec<Option<usize>> = vec![None; n];
+        for &b in doms.preorder() {
+            let mut cur = doms.idom(b).and_then(|p| inner[p.index()]);
+            let leaving = &merging[b.index()];
+            if !leaving.is_empty() {
+                let mut k = cur;
+                while let Some(i) = k {
+                    if leaving.contains(&i) {
+                        cur = parents[i];
+                    }
+                    k = parents[i];
+                }
+            }
+            if let Some(&i) = by_header.get(&b) {
+                parents[i] = cur;
+                cur = Some(i);
+            }
+            inner[b.index()] = cur;
+        }
+        Regions {
             doms,
             constructs,
-            parents: Vec::new(),
+            parents,
             by_header,
-        };
-        for i in 0..regions.constructs.len() {
-            let header = regions.constructs[i].header;
-            let parent = (0..i)
-                .filter(|&e| regions.holds(e, header))
-                .max_by_key(|&e| regions.doms.depth(regions.constructs[e].header));
-            regions.parents.push(parent);
+            inner,
         }
-        regions
     }
 
-    /// Whether construct `i` (whose enclosing constructs are known) holds block `b`.
+    /// Whether construct `i` holds block `b`.
     fn holds(&self, i: usize, b: BlockId) -> bool {
-        let mut cur = Some(i);
-        while let Some(k) = cur {
-            let c = &self.constructs[k];
-            let merge = c.merge();
-            if !self.doms.dominates(c.header, b)
-                || (self.doms.reachable(merge) && self.doms.dominates(merge, b))
-            {
-                return false;
+        let mut k = self.inner.get(b.index()).copied().flatten();
+        while let Some(j) = k {
+            if j == i {
+                return true;
             }
-            cur = self.parents.get(k).copied().flatten();
+            k = self.parents[j];
         }
-        true
+        false
     }
 
     /// Whether block `b` belongs to construct `c`.
@@ -107,11 +126,11 @@ impl Regions {
 
     /// The innermost construct holding `b`, other than one headed by `except`.
     pub fn innermost(&self, b: BlockId, except: Option<BlockId>) -> Option<Construct> {
-        self.constructs
-            .iter()
-            .filter(|c| Some(c.header) != except && self.contains(c, b))
-            .max_by_key(|c| self.doms.depth(c.header))
-            .copied()
+        let mut k = self.inner.get(b.index()).copied().flatten()?;
+        if Some(self.constructs[k].header) == except {
+            k = self.parents[k]?;
+        }
+        Some(self.constructs[k])
     }
 
     /// The construct directly enclosing construct `c`.

@@ -63,19 +63,22 @@ impl Source for Bytes<'_> {
     }
 }
 
-/// What is known of a value: its id, and for exact values the power of two of its
-/// denominator and a bound on its magnitude.
+/// An exactly representable value's shape: the power of two of its denominator and a
+/// bound on its magnitude.
+type Exact = (u32, f64);
+
+/// What is known of a value: its id, and whether (and how) it is exact.
 #[derive(Clone, Copy, Debug)]
 struct Val {
     id: usize,
-    exact: Option<(u32, f64)>,
+    exact: Option<Exact>,
 }
 
 /// Values up to this size in f24 mantissa bits stay exact (f24 keeps 17 with the hidden
 /// bit; one spare).
 const EXACT_BITS: f64 = 65536.0;
 
-fn exact(den: u32, bound: f64) -> Option<(u32, f64)> {
+fn exact(den: u32, bound: f64) -> Option<Exact> {
     (bound * f64::from(1u32 << den.min(20)) < EXACT_BITS && den <= 12).then_some((den, bound))
 }
 
@@ -89,7 +92,8 @@ struct Gen<'s> {
     /// Values usable here (a stack of scopes).
     scopes: Vec<Vec<Val>>,
     /// Function variables, declared at the top of the entry block.
-    vars: Vec<usize>,
+    /// Function variables: id, and whether it is an int loop counter (else a vec4).
+    vars: Vec<(usize, bool)>,
     depth: usize,
     statements: usize,
     float_consts: Vec<(u32, usize)>,
@@ -256,7 +260,7 @@ impl Gen<'_> {
         id
     }
 
-    fn emit(&mut self, line: String, exact: Option<(u32, f64)>) -> Val {
+    fn emit(&mut self, line: String, exact: Option<Exact>) -> Val {
         let id = self.fresh();
         writeln!(self.code, "%{id} = {line}").ok();
         let v = Val { id, exact };
@@ -301,9 +305,7 @@ impl Gen<'_> {
         let a = self.pick_recent();
         let b = self.pick();
         let op = self.src.below(20);
-        let ex = |x: Option<(u32, f64)>,
-                  y: Option<(u32, f64)>,
-                  f: fn((u32, f64), (u32, f64)) -> (u32, f64)| {
+        let ex = |x: Option<Exact>, y: Option<Exact>, f: fn(Exact, Exact) -> Exact| {
             match (x, y) {
                 (Some(p), Some(q)) => {
                     let (d, m) = f(p, q);
@@ -462,7 +464,7 @@ impl Gen<'_> {
         };
         let init = self.pick();
         let var = self.fresh();
-        self.vars.push(var);
+        self.vars.push((var, false));
         writeln!(self.code, "OpStore %{var} %{}", init.id).ok();
         let (lx, ly) = (self.src.below(4), self.src.below(4));
         let (ex, ey, c) = (self.fresh(), self.fresh(), self.fresh());
@@ -501,8 +503,8 @@ impl Gen<'_> {
         let trips = 1 + self.src.below(12) as i32;
         let init = self.pick();
         let (acc, counter) = (self.fresh(), self.fresh());
-        self.vars.push(acc);
-        self.vars.push(counter);
+        self.vars.push((acc, false));
+        self.vars.push((counter, true));
         let (zero, one, n) = (self.int_const(0), self.int_const(1), self.int_const(trips));
         writeln!(self.code, "OpStore %{acc} %{}", init.id).ok();
         writeln!(self.code, "OpStore %{counter} %{zero}").ok();
@@ -598,9 +600,9 @@ impl Gen<'_> {
         }
         t += "%pos = OpVariable %ptr_out Output\n";
         t += "%main = OpFunction %void None %fn\n%entry = OpLabel\n";
-        // Variables: vec4 ones, and the loop counters (every second loop variable).
-        for &v in &self.vars {
-            let ty = if self.is_counter(v) {
+        // Variables: vec4 ones, and the loop counters.
+        for &(v, counter) in &self.vars {
+            let ty = if counter {
                 "%ptr_fn_i"
             } else {
                 "%ptr_fn"
@@ -610,10 +612,5 @@ impl Gen<'_> {
         t += &self.code;
         t += "OpReturn\nOpFunctionEnd\n";
         t
-    }
-
-    /// Whether variable `v` is a loop counter (declared right after its accumulator).
-    fn is_counter(&self, v: usize) -> bool {
-        self.code.contains(&format!("OpLoad %i32 %{v}"))
     }
 }

@@ -96,11 +96,11 @@ fn generated_shaders_agree_with_the_interpreter() {
             };
             for (k, slot) in program.outputs.iter().enumerate() {
                 let Some((reg, mask)) = slot else { continue };
-                for l in 0..4 {
+                let got = out.outputs[*reg as usize];
+                for (l, (&w, &g)) in want[k].iter().zip(&got).enumerate() {
                     if mask.bits() & (1 << l) == 0 {
                         continue;
                     }
-                    let (w, g) = (want[k][l], out.outputs[*reg as usize][l]);
                     compared += 1;
                     // Values stay within [-16, 16]; f24 rounding along a chain of a few
                     // dozen operations stays under 0.02.

@@ -6,61 +6,68 @@
 //! break; }` arm) goes straight to where that block jumps, so a loop's exit is a branch in
 //! its header rather than a jump from an empty arm.
 
-use crate::func::{Function, Structure, Terminator};
+use crate::func::{Function, Replacements, Structure, Terminator};
 
 /// Merges straight-line block pairs and threads branches through empty blocks. Returns
 /// whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = thread(f);
-    loop {
-        let preds = f.predecessors();
-        let mut named = vec![false; f.blocks.len()];
-        for &b in &f.layout {
-            match f.blocks[b].structure {
-                Some(Structure::If { merge } | Structure::Region { merge }) => {
-                    named[merge.index()] = true
-                }
-                Some(Structure::Loop { merge, cont }) => {
-                    named[merge.index()] = true;
-                    named[cont.index()] = true;
-                    named[b.index()] = true; // the back edge's target
-                }
-                None => {}
+    let mut preds = f.predecessors();
+    let mut named = vec![false; f.blocks.len()];
+    for &b in &f.layout {
+        match f.blocks[b].structure {
+            Some(Structure::If { merge } | Structure::Region { merge }) => {
+                named[merge.index()] = true
             }
+            Some(Structure::Loop { merge, cont }) => {
+                named[merge.index()] = true;
+                named[cont.index()] = true;
+                named[b.index()] = true; // the back edge's target
+            }
+            None => {}
         }
-        let mut pair = None;
-        for &a in &f.layout {
-            let Terminator::Jump(e) = &f.blocks[a].term else {
-                continue;
-            };
+    }
+    // One walk: each block swallows the chain of blocks it alone jumps to, keeping the
+    // predecessor lists up to date as terminators move.
+    let mut removed = vec![false; f.blocks.len()];
+    let mut replace = Replacements::default();
+    for a in f.layout.clone() {
+        if removed[a.index()] {
+            continue;
+        }
+        while let Terminator::Jump(e) = &f.blocks[a].term {
             let b = e.target;
             if b == a || b == f.entry || named[b.index()] || preds[b.index()].len() != 1 {
-                continue;
+                break;
             }
             if f.blocks[b].structure.is_some() && f.blocks[a].structure.is_some() {
-                continue;
+                break;
             }
-            pair = Some((a, b));
-            break;
+            // B's parameters are A's arguments.
+            for (&p, &arg) in f.blocks[b].params.iter().zip(&e.args) {
+                replace.insert(p, arg);
+            }
+            f.blocks[b].params.clear();
+            let insts = std::mem::take(&mut f.blocks[b].insts);
+            f.blocks[a].insts.extend(insts);
+            f.blocks[a].term = std::mem::replace(&mut f.blocks[b].term, Terminator::Unreachable);
+            if let Some(s) = f.blocks[b].structure.take() {
+                f.blocks[a].structure = Some(s);
+            }
+            for s in f.blocks[a].term.successors() {
+                for p in &mut preds[s.index()] {
+                    if *p == b {
+                        *p = a;
+                    }
+                }
+            }
+            removed[b.index()] = true;
+            changed = true;
         }
-        let Some((a, b)) = pair else { return changed };
-        // B's parameters are A's arguments.
-        let Terminator::Jump(e) = f.blocks[a].term.clone() else {
-            unreachable!("checked above")
-        };
-        for (&p, arg) in f.blocks[b].params.clone().iter().zip(e.args) {
-            f.replace_uses(p, arg);
-        }
-        f.blocks[b].params.clear();
-        let insts = std::mem::take(&mut f.blocks[b].insts);
-        f.blocks[a].insts.extend(insts);
-        f.blocks[a].term = std::mem::replace(&mut f.blocks[b].term, Terminator::Unreachable);
-        if let Some(s) = f.blocks[b].structure.take() {
-            f.blocks[a].structure = Some(s);
-        }
-        f.layout.retain(|&x| x != b);
-        changed = true;
     }
+    f.layout.retain(|&x| !removed[x.index()]);
+    replace.finish(f);
+    changed
 }
 
 /// Retargets conditional-branch edges that lead to an empty forwarding block (no

@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use crate::func::{BlockId, Edge, Function, InstId, Structure, Terminator, Value};
+use crate::func::{BlockId, Edge, Function, InstId, Replacements, Structure, Terminator, Value};
 use crate::inst::{CmpOp, Op, Operand};
 use crate::span::Span;
 use crate::types::{Kind, Swizzle, Ty};
@@ -378,28 +378,26 @@ fn nonzero(f: &mut Function, e: &mut Emit, x: Operand) -> Operand {
 /// infinite or NaN becomes an `if` choosing between them: the arithmetic blend would give
 /// NaN (see [`super::finite`]).
 fn branch_unsafe_selects(f: &mut Function) -> bool {
-    let mut changed = false;
-    loop {
-        let unsafe_values = super::finite::maybe_non_finite(f);
-        let found = f.layout.iter().find_map(|&b| {
-            f.blocks[b]
-                .insts
-                .iter()
-                .position(|&i| {
-                    let inst = &f.insts[i];
-                    inst.op == Op::Select
-                        && inst.result().is_some_and(|r| f.ty(r).is_float())
-                        && f.ty(inst.args[0].value).lanes == 1
-                        && inst.args[1..]
-                            .iter()
-                            .any(|a| unsafe_values.contains(&a.value))
-                })
-                .map(|pos| (b, pos))
+    // One analysis serves every split: the parameter that takes a select's place carries
+    // the same value, so it is as unsafe as the select was, and nothing else changes.
+    let mut unsafe_values = super::finite::maybe_non_finite(f);
+    let mut replace = Replacements::default();
+    let mut work = f.layout.clone();
+    let mut next = 0;
+    while let Some(&b) = work.get(next) {
+        next += 1;
+        let found = f.blocks[b].insts.iter().position(|&i| {
+            let inst = &f.insts[i];
+            inst.op == Op::Select
+                && inst.result().is_some_and(|r| f.ty(r).is_float())
+                && f.ty(inst.args[0].value).lanes == 1
+                && inst.args[1..]
+                    .iter()
+                    .any(|a| unsafe_values.contains(&a.value))
         });
-        let Some((b, pos)) = found else {
-            return changed;
+        let Some(pos) = found else {
+            continue;
         };
-        changed = true;
         let i = f.blocks[b].insts[pos];
         let inst = f.insts[i].clone();
         let r = inst.results[0];
@@ -424,10 +422,12 @@ fn branch_unsafe_selects(f: &mut Function) -> bool {
             otherwise: Edge::to(e),
         };
         f.blocks[h].structure = Some(Structure::If { merge: m });
-        let mut map = HashMap::new();
-        map.insert(r, Operand::new(p));
-        f.replace_uses_all(&map);
+        unsafe_values.insert(p);
+        replace.insert(r, Operand::new(p));
+        // The rest of the block may hold more.
+        work.push(m);
     }
+    replace.finish(f)
 }
 
 /// Bool uniforms read as values (not as conditions) become `if (b) 1.0 else 0.0`: the

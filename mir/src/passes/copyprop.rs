@@ -2,17 +2,19 @@
 //! directly (swizzles and modifiers compose); a `Construct` whose lanes read lanes of one
 //! value with the same modifiers is a swizzle of that value.
 
-use crate::func::Function;
+use crate::func::{Function, Replacements};
 use crate::inst::{Op, Operand};
 use crate::types::Swizzle;
 
 /// Propagates copies. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut changed = forward_construct_lanes(f);
-    // Replacing at once (not after the scan) lets a chain of copies collapse in one run:
-    // a later copy reads its operand after the earlier replacement rewrote it.
+    let changed = forward_construct_lanes(f);
+    // Each instruction is brought up to date before it is looked at, so a chain of copies
+    // collapses in one run: a later copy reads its operand as the earlier one rewrote it.
+    let mut replace = Replacements::default();
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
+            replace.apply(f, i);
             let inst = &f.insts[i];
             let Some(result) = inst.result() else {
                 continue;
@@ -42,12 +44,11 @@ pub fn run(f: &mut Function) -> bool {
             };
             if let Some(op) = replacement {
                 // The instruction is now unused; DCE removes it.
-                f.replace_uses(result, op);
-                changed = true;
+                replace.insert(result, op);
             }
         }
     }
-    changed
+    replace.finish(f) | changed
 }
 
 /// An operand reading one lane of a `Construct` (lane i in every position, `c.xxxx`)

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::cfg::Dominators;
-use crate::func::{BlockId, Function, Value};
+use crate::func::{BlockId, Function, Replacements, Value};
 use crate::inst::{Op, Operand};
 use crate::types::Ty;
 
@@ -21,7 +21,7 @@ pub fn run(f: &mut Function) -> bool {
             children[d.index()].push(b);
         }
     }
-    let mut replace: Vec<(Value, Value)> = Vec::new();
+    let mut replace = Replacements::default();
     // A scoped table: entries are added in a block and dropped when the walk leaves it.
     let mut table: HashMap<Key, Value> = HashMap::new();
     let mut stack: Vec<(BlockId, bool, Vec<Key>)> = vec![(f.entry, false, Vec::new())];
@@ -33,7 +33,10 @@ pub fn run(f: &mut Function) -> bool {
             continue;
         }
         let mut mine = Vec::new();
-        for &i in &f.blocks[b].insts {
+        for i in f.blocks[b].insts.clone() {
+            // Operands as earlier replacements left them, so that chains of duplicates go
+            // in one walk (a block's dominators were walked before it).
+            replace.apply(f, i);
             let inst = &f.insts[i];
             if !inst.op.is_pure() || inst.results.len() != 1 {
                 continue;
@@ -41,7 +44,9 @@ pub fn run(f: &mut Function) -> bool {
             let tys: Vec<Ty> = inst.results.iter().map(|&r| f.ty(r)).collect();
             let key: Key = (inst.op, inst.args.clone(), tys);
             match table.get(&key) {
-                Some(&v) => replace.push((inst.results[0], v)),
+                Some(&v) => {
+                    replace.insert(inst.results[0], Operand::new(v));
+                }
                 None => {
                     table.insert(key.clone(), inst.results[0]);
                     mine.push(key);
@@ -53,9 +58,5 @@ pub fn run(f: &mut Function) -> bool {
             stack.push((c, false, Vec::new()));
         }
     }
-    let changed = !replace.is_empty();
-    for (old, new) in replace {
-        f.replace_uses(old, Operand::new(new));
-    }
-    changed
+    replace.finish(f)
 }

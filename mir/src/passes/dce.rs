@@ -58,6 +58,7 @@ pub fn run(f: &mut Function) -> bool {
         }
     }
     let mut changed = false;
+    let mut dropped = Vec::new();
     for b in f.layout.clone() {
         let before = f.blocks[b].insts.len();
         let insts = std::mem::take(&mut f.blocks[b].insts);
@@ -69,16 +70,16 @@ pub fn run(f: &mut Function) -> bool {
             })
             .collect();
         changed |= f.blocks[b].insts.len() != before;
-        let mut k = 0;
-        while k < f.blocks[b].params.len() {
-            let p = f.blocks[b].params[k];
-            if b != f.entry && !live.contains(&p) {
-                super::params::remove_param(f, b, k);
-                changed = true;
-            } else {
-                k += 1;
+        if b != f.entry {
+            let drop: Vec<bool> = f.blocks[b].params.iter().map(|p| !live.contains(p)).collect();
+            if drop.contains(&true) {
+                dropped.push((b, drop));
             }
         }
+    }
+    if !dropped.is_empty() {
+        super::params::remove_params(f, &dropped);
+        changed = true;
     }
     changed
 }

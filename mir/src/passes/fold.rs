@@ -4,7 +4,7 @@
 //! condition becomes a jump (its `if` annotation goes with it).
 
 use crate::eval::{Lanes, apply};
-use crate::func::{Function, Terminator, Value};
+use crate::func::{Function, Replacements, Terminator, Value};
 use crate::inst::{Op, Operand};
 use crate::types::Kind;
 
@@ -62,9 +62,10 @@ pub fn constant(f: &Function, op: &Operand) -> Option<Lanes> {
 /// Folds what can be folded. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
-    let mut replace: Vec<(Value, Operand)> = Vec::new();
+    let mut replace = Replacements::default();
     for b in f.layout.clone() {
         for &i in &f.blocks[b].insts.clone() {
+            replace.apply(f, i);
             let inst = &f.insts[i];
             let Some(result) = inst.result() else {
                 continue;
@@ -88,11 +89,11 @@ pub fn run(f: &mut Function) -> bool {
                     let all = (0..lanes).all(|l| (if scalar { c[0] } else { c[l] }) != 0.0);
                     let none = (0..lanes).all(|l| (if scalar { c[0] } else { c[l] }) == 0.0);
                     if all {
-                        replace.push((result, inst.args[1]));
+                        replace.insert(result, inst.args[1]);
                         continue;
                     }
                     if none {
-                        replace.push((result, inst.args[2]));
+                        replace.insert(result, inst.args[2]);
                         continue;
                     }
                 }
@@ -129,10 +130,7 @@ pub fn run(f: &mut Function) -> bool {
             changed = true;
         }
     }
-    for (v, op) in replace {
-        f.replace_uses(v, op);
-        changed = true;
-    }
+    changed |= replace.finish(f);
     for b in f.layout.clone() {
         if let Terminator::Branch {
             cond,

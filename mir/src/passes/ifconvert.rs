@@ -20,42 +20,51 @@ use crate::types::Ty;
 /// bool uniform). Returns whether anything changed.
 pub fn run(f: &mut Function, max_cost: Option<usize>, keep_uniform: bool) -> bool {
     let mut changed = false;
-    loop {
-        let preds = f.predecessors();
-        let candidate = f.layout.iter().copied().find_map(|h| {
-            let Some(Structure::If { merge }) = f.blocks[h].structure else {
-                return None;
-            };
-            let Terminator::Branch {
-                cond,
-                then,
-                otherwise,
-            } = &f.blocks[h].term
-            else {
-                return None;
-            };
-            if keep_uniform
-                && matches!(
-                    f.def_inst(cond.value).map(|d| d.op),
-                    Some(Op::LoadBoolUniform { .. })
-                )
-            {
-                return None;
-            }
-            let then_arm = arm(f, &preds, h, then, merge)?;
-            let else_arm = arm(f, &preds, h, otherwise, merge)?;
-            let cost = then_arm.cost(f) + else_arm.cost(f);
-            if max_cost.is_some_and(|m| cost > m) {
-                return None;
-            }
-            Some((h, *cond, merge, then_arm, else_arm))
-        });
-        let Some((h, cond, merge, then_arm, else_arm)) = candidate else {
-            return changed;
+    // One walk: converting an `if` changes only its own blocks and its merge's
+    // predecessors, which are kept up to date here. (An outer `if` becomes a candidate
+    // once block merging has made its arms single blocks: the caller runs this again.)
+    let mut preds = f.predecessors();
+    for h in f.layout.clone() {
+        let Some(Structure::If { merge }) = f.blocks[h].structure else {
+            continue;
         };
+        let Terminator::Branch {
+            cond,
+            then,
+            otherwise,
+        } = &f.blocks[h].term
+        else {
+            continue;
+        };
+        if keep_uniform
+            && matches!(
+                f.def_inst(cond.value).map(|d| d.op),
+                Some(Op::LoadBoolUniform { .. })
+            )
+        {
+            continue;
+        }
+        let (Some(then_arm), Some(else_arm)) = (
+            arm(f, &preds, h, then, merge),
+            arm(f, &preds, h, otherwise, merge),
+        ) else {
+            continue;
+        };
+        let cost = then_arm.cost(f) + else_arm.cost(f);
+        if max_cost.is_some_and(|m| cost > m) {
+            continue;
+        }
+        let cond = *cond;
+        let arms = [then_arm.block, else_arm.block];
+        let merge_preds = &mut preds[merge.index()];
+        merge_preds.retain(|&p| p != h && !arms.contains(&Some(p)));
         convert(f, h, cond, merge, then_arm, else_arm);
+        if matches!(f.blocks[h].term, Terminator::Jump(_)) {
+            preds[merge.index()].push(h);
+        }
         changed = true;
     }
+    changed
 }
 
 /// One arm of an `if`: empty (the edge goes straight to the merge) or one block.

@@ -50,24 +50,26 @@ pub fn run(f: &mut Function) -> bool {
     let locals: Vec<LocalId> = f.locals.handles().collect();
     let mut phi_params: HashMap<(BlockId, LocalId), Value> = HashMap::new();
     let mut block_phis: Vec<Vec<(LocalId, Value)>> = vec![Vec::new(); n];
-    for &l in &locals {
-        let mut work: Vec<BlockId> = f
-            .layout
-            .iter()
-            .copied()
-            .filter(|&b| {
-                doms.reachable(b)
-                    && f.blocks[b]
-                        .insts
-                        .iter()
-                        .any(|&i| f.insts[i].op == Op::StoreLocal(l))
-            })
-            .collect();
-        let mut placed = vec![false; n];
+    // The blocks storing each local, found in one walk.
+    let mut stores: HashMap<LocalId, Vec<BlockId>> = HashMap::new();
+    for &b in f.layout.iter().filter(|&&b| doms.reachable(b)) {
+        for &i in &f.blocks[b].insts {
+            if let Op::StoreLocal(l) = f.insts[i].op {
+                let list = stores.entry(l).or_default();
+                if list.last() != Some(&b) {
+                    list.push(b);
+                }
+            }
+        }
+    }
+    // `placed[d] == k + 1`: local k has its parameter on d (no clearing between locals).
+    let mut placed = vec![0usize; n];
+    for (k, &l) in locals.iter().enumerate() {
+        let mut work: Vec<BlockId> = stores.remove(&l).unwrap_or_default();
         while let Some(b) = work.pop() {
             for &d in &frontier[b.index()] {
-                if !placed[d.index()] {
-                    placed[d.index()] = true;
+                if placed[d.index()] != k + 1 {
+                    placed[d.index()] = k + 1;
                     let ty = f.locals[l].ty;
                     let p = f.add_param(d, ty);
                     phi_params.insert((d, l), p);
@@ -80,12 +82,14 @@ pub fn run(f: &mut Function) -> bool {
     // Zero for locals read before any store.
     let span = f.blocks[f.entry].span;
     let mut zeros: HashMap<LocalId, Operand> = HashMap::new();
+    let mut zero_insts = Vec::with_capacity(locals.len());
     for &l in &locals {
         let ty = f.locals[l].ty;
         let id = f.create_inst(Op::Const([0; 4]), Vec::new(), &[ty], span);
         zeros.insert(l, Operand::new(f.insts[id].results[0]));
-        f.blocks[f.entry].insts.insert(0, id);
+        zero_insts.push(id);
     }
+    f.blocks[f.entry].insts.splice(0..0, zero_insts);
     // Children in the dominator tree.
     let mut children: Vec<Vec<BlockId>> = vec![Vec::new(); n];
     for &b in &f.layout {
@@ -100,11 +104,34 @@ pub fn run(f: &mut Function) -> bool {
         }
         op
     };
-    // Walk the dominator tree; `current` holds each local's value at the point reached.
-    let mut stack: Vec<(BlockId, HashMap<LocalId, Operand>)> = vec![(f.entry, zeros.clone())];
-    while let Some((b, mut current)) = stack.pop() {
+    // Walk the dominator tree; `current` holds each local's value at the point reached
+    // (indexed by local), and `undo` what a block overwrote, restored when the walk leaves
+    // it: no copy of the whole state per block.
+    let mut current: Vec<Operand> = locals.iter().map(|l| zeros[l]).collect();
+    let mut undo: Vec<(usize, Operand)> = Vec::new();
+    enum Step {
+        Enter(BlockId),
+        Leave(usize),
+    }
+    let mut stack = vec![Step::Enter(f.entry)];
+    while let Some(step) = stack.pop() {
+        let b = match step {
+            Step::Enter(b) => b,
+            Step::Leave(mark) => {
+                while undo.len() > mark {
+                    let (l, old) = undo.pop().expect("above the mark");
+                    current[l] = old;
+                }
+                continue;
+            }
+        };
+        stack.push(Step::Leave(undo.len()));
+        let mut set = |current: &mut Vec<Operand>, l: usize, v: Operand| {
+            undo.push((l, current[l]));
+            current[l] = v;
+        };
         for &(l, p) in &block_phis[b.index()] {
-            current.insert(l, Operand::new(p));
+            set(&mut current, l.index(), Operand::new(p));
         }
         let insts = std::mem::take(&mut f.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -112,12 +139,12 @@ pub fn run(f: &mut Function) -> bool {
             match f.insts[i].op {
                 Op::LoadLocal(l) => {
                     let r = f.insts[i].results[0];
-                    let v = resolve(&subst, current[&l]);
+                    let v = resolve(&subst, current[l.index()]);
                     subst.insert(r, v);
                 }
                 Op::StoreLocal(l) => {
                     let v = resolve(&subst, f.insts[i].args[0]);
-                    current.insert(l, v);
+                    set(&mut current, l.index(), v);
                 }
                 _ => kept.push(i),
             }
@@ -128,14 +155,14 @@ pub fn run(f: &mut Function) -> bool {
         for (k, s) in succs.iter().enumerate() {
             let args: Vec<Operand> = block_phis[s.index()]
                 .iter()
-                .map(|(l, _)| resolve(&subst, current[l]))
+                .map(|(l, _)| resolve(&subst, current[l.index()]))
                 .collect();
             if let Some(e) = f.blocks[b].term.edges_mut().into_iter().nth(k) {
                 e.args.extend(args);
             }
         }
         for &c in &children[b.index()] {
-            stack.push((c, current.clone()));
+            stack.push(Step::Enter(c));
         }
     }
     // Unreachable blocks: loads read zero, stores go.

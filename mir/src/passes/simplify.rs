@@ -14,7 +14,7 @@
 //! - `(x + k1) * k2` is `mad(x, k2, k1 * k2)` when the sum has no other use;
 //! - `mad(-a, b, c)` and such keep their modifiers: negation is free on both targets.
 
-use crate::func::Function;
+use crate::func::{Function, Replacements};
 use crate::inst::{CmpOp, Op, Operand};
 use crate::types::{Swizzle, Ty};
 
@@ -25,8 +25,10 @@ pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
     // Counts only fall as rewrites remove uses, and a stale count only misses a rewrite.
     let uses = f.use_counts();
+    let mut replace = Replacements::default();
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
+            replace.apply(f, i);
             let Some(result) = f.insts[i].result() else {
                 continue;
             };
@@ -72,8 +74,7 @@ pub fn run(f: &mut Function) -> bool {
                 _ => None,
             };
             if let Some(r) = replacement {
-                f.replace_uses(result, r);
-                changed = true;
+                changed |= replace.insert(result, r);
                 continue;
             }
             // Rewrites in place.
@@ -176,7 +177,7 @@ pub fn run(f: &mut Function) -> bool {
             }
         }
     }
-    changed
+    replace.finish(f) | changed
 }
 
 /// `x < k ? k : x` is `max(x, k)`, and the other seven spellings of a clamp to one side

@@ -14,62 +14,118 @@ use std::collections::{HashMap, HashSet};
 
 use crate::cfg::Dominators;
 use crate::eval::{Lanes, apply};
-use crate::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
+use crate::func::{BlockId, Function, Replacements, Structure, Terminator, Value};
 use crate::inst::{Op, Operand};
-use crate::regions::Regions;
+use crate::regions::{Construct, Regions};
 use crate::types::Kind;
 
 /// Unrolls qualifying loops. Returns whether anything changed.
+///
+/// Works in rounds: each finds the innermost loops still in question (disjoint, so one
+/// analysis serves them all) and unrolls or refuses each; a refused loop's parent is in
+/// question in the next round. A loop next to one unrolled in the same round (sharing an
+/// edge with it) waits for the next round, as the analysis no longer describes its
+/// surroundings. The cost is a few walks over the function per nesting level, not per loop.
 pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
     let mut changed = false;
     let mut refused: HashSet<BlockId> = HashSet::new();
     loop {
         let regions = Regions::new(f);
-        // Innermost loops first: a loop with no other loop header inside it.
-        let loops: Vec<_> = regions
-            .constructs
-            .iter()
-            .filter(|c| {
-                matches!(c.structure, Structure::Loop { .. }) && !refused.contains(&c.header)
-            })
-            .copied()
-            .collect();
-        let innermost = loops.iter().find(|l| {
-            !loops
-                .iter()
-                .any(|o| o.header != l.header && regions.contains(l, o.header))
-        });
-        let Some(l) = innermost.copied() else {
-            return changed;
+        let preds = f.predecessors();
+        // Innermost loops first: a loop with no other loop (still in question) inside it.
+        let open = |c: &Construct| {
+            matches!(c.structure, Structure::Loop { .. }) && !refused.contains(&c.header)
         };
-        let Structure::Loop { merge, cont } = l.structure else {
-            unreachable!("filtered")
-        };
-        let blocks: Vec<BlockId> = f
-            .layout
-            .iter()
-            .copied()
-            .filter(|&b| regions.contains(&l, b))
-            .collect();
-        match plan(
-            f,
-            &regions.doms,
-            l.header,
-            merge,
-            cont,
-            &blocks,
-            max_trips,
-            max_insts,
-        ) {
-            Some(plan) => {
-                unroll(f, l.header, &blocks, plan);
-                changed = true;
-            }
-            None => {
-                refused.insert(l.header);
+        let mut outer: HashSet<BlockId> = HashSet::new();
+        for c in regions.constructs.iter().filter(|c| open(c)) {
+            let mut up = regions.parent(c);
+            while let Some(p) = up {
+                if !outer.insert(p.header) {
+                    break;
+                }
+                up = regions.parent(&p);
             }
         }
+        let loops: Vec<Construct> = regions
+            .constructs
+            .iter()
+            .filter(|c| open(c) && !outer.contains(&c.header))
+            .copied()
+            .collect();
+        if loops.is_empty() {
+            return changed;
+        }
+        // Each loop's blocks, in layout order: the nearest loop in question holding each.
+        let mut blocks: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        for &b in &f.layout {
+            let mut c = regions.innermost(b, None);
+            while let Some(x) = c {
+                if open(&x) && !outer.contains(&x.header) {
+                    blocks.entry(x.header).or_default().push(b);
+                    break;
+                }
+                c = regions.parent(&x);
+            }
+        }
+        let mut count = f.inst_count();
+        let mut replace = Replacements::default();
+        let mut touched: HashSet<BlockId> = HashSet::new();
+        let mut removed: HashSet<BlockId> = HashSet::new();
+        for l in loops {
+            let Structure::Loop { merge, cont } = l.structure else {
+                unreachable!("filtered")
+            };
+            let inside = blocks.remove(&l.header).unwrap_or_default();
+            let near = |b: &BlockId| touched.contains(b);
+            if inside.iter().any(near) || preds[l.header.index()].iter().any(near) {
+                continue;
+            }
+            // Bring the loop up to date with the replacements made so far this round.
+            for &b in &inside {
+                for i in f.blocks[b].insts.clone() {
+                    replace.apply(f, i);
+                }
+                for op in f.blocks[b].term.operands_mut() {
+                    *op = replace.resolve(*op);
+                }
+            }
+            let shape = Shape {
+                header: l.header,
+                merge,
+                cont,
+                blocks: &inside,
+                preds: &preds[l.header.index()],
+            };
+            match plan(f, &regions.doms, &shape, max_trips, max_insts, count) {
+                Some(plan) => {
+                    count += unroll(f, &shape, plan, &mut replace);
+                    touched.extend(inside.iter().copied());
+                    touched.extend(preds[l.header.index()].iter().copied());
+                    removed.extend(inside.iter().copied());
+                    changed = true;
+                }
+                None => {
+                    refused.insert(l.header);
+                }
+            }
+        }
+        if !removed.is_empty() {
+            f.layout.retain(|b| !removed.contains(b));
+            replace.finish(f);
+            // The last copies' blocks after their exit branch are dead.
+            super::order::run(f);
+        }
     }
+}
+
+/// A loop: its header, merge and continue blocks, its blocks in layout order, and the
+/// header's predecessors.
+struct Shape<'a> {
+    header: BlockId,
+    merge: BlockId,
+    cont: BlockId,
+    blocks: &'a [BlockId],
+    preds: &'a [BlockId],
 }
 
 /// The trip count of the loop headed by `header` (at most `max`), when it qualifies as for
@@ -88,16 +144,15 @@ pub fn trip_count(f: &Function, header: BlockId, max: u32) -> Option<(u32, Block
         .copied()
         .filter(|&b| regions.contains(l, b))
         .collect();
-    let plan = plan(
-        f,
-        &regions.doms,
+    let preds = f.predecessors();
+    let shape = Shape {
         header,
         merge,
         cont,
-        &blocks,
-        max,
-        usize::MAX,
-    )?;
+        blocks: &blocks,
+        preds: &preds[header.index()],
+    };
+    let plan = plan(f, &regions.doms, &shape, max, usize::MAX, 0)?;
     Some((plan.trips, plan.exit_block))
 }
 
@@ -112,17 +167,23 @@ struct Plan {
     cont: BlockId,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Whether the loop qualifies, and how many trips it makes; `count` is the function's
+/// instruction count now.
 fn plan(
     f: &Function,
     doms: &Dominators,
-    header: BlockId,
-    merge: BlockId,
-    cont: BlockId,
-    blocks: &[BlockId],
+    shape: &Shape,
     max_trips: u32,
     max_insts: usize,
+    count: usize,
 ) -> Option<Plan> {
+    let &Shape {
+        header,
+        merge,
+        cont,
+        blocks,
+        preds,
+    } = shape;
     let inside: HashSet<BlockId> = blocks.iter().copied().collect();
     // Exactly one edge leaves the loop, from a branch that runs every iteration.
     let mut exit = None;
@@ -149,8 +210,7 @@ fn plan(
     };
     let stay_on_true = then.target != merge;
     // Simulate: values known from constants and the header's parameters.
-    let preds = f.predecessors();
-    let outside_edge = preds[header.index()].iter().find(|p| !inside.contains(p))?;
+    let outside_edge = preds.iter().find(|p| !inside.contains(p))?;
     let entry_args = edge_to(f, *outside_edge, header)?;
     let Terminator::Jump(back) = &f.blocks[cont].term else {
         return None;
@@ -158,11 +218,18 @@ fn plan(
     if back.target != header {
         return None;
     }
+    let mut defined: HashSet<Value> = HashSet::new();
+    for &b in blocks {
+        defined.extend(f.blocks[b].params.iter().copied());
+        for &i in &f.blocks[b].insts {
+            defined.extend(f.insts[i].results.iter().copied());
+        }
+    }
     let mut known: HashMap<Value, Lanes> = HashMap::new();
     let mut params: Vec<Option<Lanes>> = entry_args.iter().map(|a| read(f, &known, a)).collect();
     let mut trips = 0;
     loop {
-        known.retain(|v, _| !defined_in(f, *v, &inside));
+        known.retain(|v, _| !defined.contains(v));
         for (&p, v) in f.blocks[header].params.iter().zip(&params) {
             if let Some(v) = v {
                 known.insert(p, *v);
@@ -201,9 +268,7 @@ fn plan(
         params = back.args.iter().map(|a| read(f, &known, a)).collect();
     }
     let size: usize = blocks.iter().map(|&b| f.blocks[b].insts.len() + 1).sum();
-    if f.inst_count()
-        .saturating_add(size.saturating_mul(trips as usize))
-        > max_insts
+    if count.saturating_add(size.saturating_mul(trips as usize)) > max_insts
     {
         return None;
     }
@@ -213,13 +278,6 @@ fn plan(
         stay_on_true,
         cont,
     })
-}
-
-fn defined_in(f: &Function, v: Value, inside: &HashSet<BlockId>) -> bool {
-    match f.values[v].def {
-        ValueDef::Param(b, _) => inside.contains(&b),
-        ValueDef::Inst(i, _) => inside.iter().any(|&b| f.blocks[b].insts.contains(&i)),
-    }
 }
 
 fn edge_to(f: &Function, from: BlockId, to: BlockId) -> Option<Vec<Operand>> {
@@ -251,9 +309,18 @@ fn read(f: &Function, known: &HashMap<Value, Lanes>, op: &Operand) -> Option<Lan
     }))
 }
 
-/// Copies the loop once per trip (and once more for the final test).
-fn unroll(f: &mut Function, header: BlockId, blocks: &[BlockId], plan: Plan) {
+/// Copies the loop once per trip (and once more for the final test); the uses of its
+/// values after the loop go into `replace`, and the caller drops its blocks from the
+/// layout. Returns how many instructions were added.
+fn unroll(f: &mut Function, shape: &Shape, plan: Plan, replace: &mut Replacements) -> usize {
+    let &Shape {
+        header,
+        blocks,
+        preds,
+        ..
+    } = shape;
     let inside: HashSet<BlockId> = blocks.iter().copied().collect();
+    let mut added = 0;
     let copies = plan.trips as usize + 1;
     let mut maps: Vec<(HashMap<BlockId, BlockId>, HashMap<Value, Value>)> =
         Vec::with_capacity(copies);
@@ -282,6 +349,7 @@ fn unroll(f: &mut Function, header: BlockId, blocks: &[BlockId], plan: Plan) {
                 let args = inst.args.iter().map(|a| remap(a, vmap)).collect();
                 let tys: Vec<_> = inst.results.iter().map(|&r| f.ty(r)).collect();
                 let ni = f.push(nb, inst.op, args, &tys, inst.span);
+                added += 1;
                 for (&r, &nr) in inst.results.iter().zip(&f.insts[ni].results.clone()) {
                     vmap.insert(r, nr);
                 }
@@ -333,7 +401,7 @@ fn unroll(f: &mut Function, header: BlockId, blocks: &[BlockId], plan: Plan) {
     }
     // Enter the first copy; uses after the loop read the last copy's values.
     let first = maps[0].0[&header];
-    for b in f.layout.clone() {
+    for &b in preds {
         if inside.contains(&b) {
             continue;
         }
@@ -343,13 +411,10 @@ fn unroll(f: &mut Function, header: BlockId, blocks: &[BlockId], plan: Plan) {
             }
         }
     }
-    let last = maps[copies - 1].1.clone();
-    for (&old, &new) in &last {
-        f.replace_uses(old, Operand::new(new));
+    for (&old, &new) in &maps[copies - 1].1 {
+        replace.insert(old, Operand::new(new));
     }
-    f.layout.retain(|b| !inside.contains(b));
-    // The last copy's blocks after its exit branch are dead.
-    super::order::run(f);
+    added
 }
 
 fn remap(op: &Operand, vmap: &HashMap<Value, Value>) -> Operand {
