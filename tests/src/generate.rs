@@ -305,14 +305,12 @@ impl Gen<'_> {
         let a = self.pick_recent();
         let b = self.pick();
         let op = self.src.below(20);
-        let ex = |x: Option<Exact>, y: Option<Exact>, f: fn(Exact, Exact) -> Exact| {
-            match (x, y) {
-                (Some(p), Some(q)) => {
-                    let (d, m) = f(p, q);
-                    exact(d, m)
-                }
-                _ => None,
+        let ex = |x: Option<Exact>, y: Option<Exact>, f: fn(Exact, Exact) -> Exact| match (x, y) {
+            (Some(p), Some(q)) => {
+                let (d, m) = f(p, q);
+                exact(d, m)
             }
+            _ => None,
         };
         let v = match op {
             0 => {
@@ -602,11 +600,7 @@ impl Gen<'_> {
         t += "%main = OpFunction %void None %fn\n%entry = OpLabel\n";
         // Variables: vec4 ones, and the loop counters.
         for &(v, counter) in &self.vars {
-            let ty = if counter {
-                "%ptr_fn_i"
-            } else {
-                "%ptr_fn"
-            };
+            let ty = if counter { "%ptr_fn_i" } else { "%ptr_fn" };
             writeln!(t, "%{v} = OpVariable {ty} Function").ok();
         }
         t += &self.code;

@@ -33,7 +33,11 @@ fn check(f: &Function, what: &str) -> usize {
     for c in &r.constructs {
         assert_eq!(r.parent(c), enclosing(&r, c), "{what}: parent of {c:?}");
         for &b in &f.layout {
-            assert_eq!(r.contains(c, b), holds(&r, c, b), "{what}: {c:?} holds {b:?}");
+            assert_eq!(
+                r.contains(c, b),
+                holds(&r, c, b),
+                "{what}: {c:?} holds {b:?}"
+            );
             pairs += 1;
         }
     }
@@ -77,5 +81,8 @@ fn regions_follow_their_definition() {
         pairs += check(&m.function, &format!("generated {seed}"));
     }
     eprintln!("{constructs} constructs, {pairs} construct/block pairs agree with the rule");
-    assert!(constructs > 500 && pairs > 10_000, "too little was compared");
+    assert!(
+        constructs > 500 && pairs > 10_000,
+        "too little was compared"
+    );
 }

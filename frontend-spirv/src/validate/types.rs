@@ -103,12 +103,31 @@ pub enum Type {
 #[derive(Clone, Debug, Default)]
 pub struct TypeTable {
     types: HashMap<Word, Type>,
+    /// Scalar/vector/column leaves of each type, saturating (see [`TypeTable::leaves`]).
+    leaves: HashMap<Word, u64>,
 }
+
+/// How deeply types may nest (an array of structs of arrays ...). Every shader type
+/// is a few levels deep; the bound keeps the recursive walks over types within the stack.
+pub const MAX_TYPE_DEPTH: u32 = 64;
+
+/// How many vector leaves (scalars, vectors, matrix columns) a type may have. The largest
+/// register file of either target holds 250 vectors, so no usable variable, constant or
+/// uniform comes near this; the bound keeps lowering, which expands aggregates leaf by
+/// leaf, linear in the module's size.
+pub const MAX_TYPE_LEAVES: u64 = 4096;
 
 impl TypeTable {
     /// The type declared with id `id`.
     pub fn get(&self, id: Word) -> Option<&Type> {
         self.types.get(&id)
+    }
+
+    /// How many registers' worth of leaves (scalars, vectors, matrix columns) a value of
+    /// type `id` has, saturating at `u64::MAX`: lowering refuses variables too large for
+    /// any target before expanding them.
+    pub fn leaves(&self, id: Word) -> u64 {
+        self.leaves.get(&id).copied().unwrap_or(0)
     }
 
     /// Scalar component type and count: a scalar is itself with count 1; a vector its
@@ -181,6 +200,7 @@ impl TypeTable {
 /// Builds the type table, checking each declaration.
 pub(super) fn collect(c: &mut Checker<'_>, defs: &HashMap<Word, Def>) -> TypeTable {
     let mut table = TypeTable::default();
+    let mut depth: HashMap<Word, u32> = HashMap::new();
     let module = c.module;
     for inst in &module.globals {
         let op = inst.opcode();
@@ -348,6 +368,50 @@ pub(super) fn collect(c: &mut Checker<'_>, defs: &HashMap<Word, Def>) -> TypeTab
             }
             other => Type::Other(other),
         };
+        // Types are declared before use (§2.4), so the children's metrics are known.
+        let children: Vec<Word> = match &ty {
+            Type::Vector { component, .. } => vec![*component],
+            Type::Matrix { column, .. } => vec![*column],
+            Type::SampledImage { image } => vec![*image],
+            Type::Array { element, .. } | Type::RuntimeArray { element } => vec![*element],
+            Type::Struct { members } => members.clone(),
+            Type::Pointer { pointee, .. } => vec![*pointee],
+            Type::Function { ret, params } => std::iter::once(*ret)
+                .chain(params.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let d = 1 + children
+            .iter()
+            .map(|c| depth.get(c).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        if d == MAX_TYPE_DEPTH + 1 {
+            bad(
+                c,
+                format!("types nest {d} deep here; this compiler accepts at most {MAX_TYPE_DEPTH}"),
+            );
+        }
+        depth.insert(id, d);
+        let leaves = match &ty {
+            Type::Bool | Type::Int { .. } | Type::Float { .. } | Type::Vector { .. } => 1,
+            Type::Matrix { count, .. } => u64::from(*count),
+            Type::Array { element, length } => table.leaves(*element).saturating_mul(*length),
+            Type::Struct { members } => members
+                .iter()
+                .fold(0u64, |n, m| n.saturating_add(table.leaves(*m))),
+            _ => 1,
+        };
+        if leaves > MAX_TYPE_LEAVES && children.iter().all(|c| table.leaves(*c) <= MAX_TYPE_LEAVES)
+        {
+            bad(
+                c,
+                format!(
+                    "this type has {leaves} vector components; neither target can hold more than {MAX_TYPE_LEAVES} (their largest register file is 250 vectors)"
+                ),
+            );
+        }
+        table.leaves.insert(id, leaves);
         table.types.insert(id, ty);
     }
     table

@@ -1,16 +1,15 @@
 //! Dead-code elimination: keeps what the outputs, the branches and the kills depend on, and
 //! removes every other instruction and block parameter (with its edge arguments).
 
-use std::collections::HashSet;
-
 use crate::func::{Function, Value, ValueDef};
 
 /// Removes dead instructions and parameters. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut live: HashSet<Value> = HashSet::new();
+    // A bit per value: DCE runs after every other pass, so it must stay cheap.
+    let mut live: Vec<bool> = vec![false; f.values.len()];
     let mut work: Vec<Value> = Vec::new();
-    let mark = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
-        if live.insert(v) {
+    let mark = |v: Value, live: &mut Vec<bool>, work: &mut Vec<Value>| {
+        if !std::mem::replace(&mut live[v.index()], true) {
             work.push(v);
         }
     };
@@ -66,12 +65,16 @@ pub fn run(f: &mut Function) -> bool {
             .into_iter()
             .filter(|&i| {
                 let inst = &f.insts[i];
-                !inst.op.is_pure() || inst.results.iter().any(|r| live.contains(r))
+                !inst.op.is_pure() || inst.results.iter().any(|r| live[r.index()])
             })
             .collect();
         changed |= f.blocks[b].insts.len() != before;
         if b != f.entry {
-            let drop: Vec<bool> = f.blocks[b].params.iter().map(|p| !live.contains(p)).collect();
+            let drop: Vec<bool> = f.blocks[b]
+                .params
+                .iter()
+                .map(|p| !live[p.index()])
+                .collect();
             if drop.contains(&true) {
                 dropped.push((b, drop));
             }

@@ -30,6 +30,11 @@ pub fn run(f: &mut Function) -> bool {
     changed
 }
 
+/// How far ahead (in instructions) a move looks for readers. Past it a value counts as
+/// read (so nothing moves on its account): the pass stays linear in a block's length, and
+/// only blocks longer than any program the targets can hold are affected.
+const WINDOW: usize = 512;
+
 fn sink_block(f: &mut Function, b: BlockId, live_out: &HashSet<Value>) -> bool {
     let mut insts = f.blocks[b].insts.clone();
     let mut changed = false;
@@ -45,14 +50,21 @@ fn sink_block(f: &mut Function, b: BlockId, live_out: &HashSet<Value>) -> bool {
             continue;
         }
         let reads = |pos: usize, v: Value| f.insts[insts[pos]].args.iter().any(|a| a.value == v);
-        // Whether `v` is read at or after `pos`, or needs no temporary.
+        // Whether `v` is read at or after `pos` (or may be, past the window), or needs no
+        // temporary.
         let live_from = |pos: usize, v: Value| {
-            !is_temporary(f, v) || live_out.contains(&v) || (pos..insts.len()).any(|p| reads(p, v))
+            !is_temporary(f, v)
+                || live_out.contains(&v)
+                || pos + WINDOW < insts.len()
+                || (pos..insts.len()).any(|p| reads(p, v))
         };
         // The new place: just before the first reader in the block (or at the end).
-        let first = (k + 1..insts.len())
-            .find(|&p| reads(p, result))
-            .unwrap_or(insts.len());
+        let end = insts.len().min(k + 1 + WINDOW);
+        let first = match (k + 1..end).find(|&p| reads(p, result)) {
+            Some(p) => p,
+            None if end == insts.len() => end,
+            None => continue,
+        };
         if !inst.args.iter().all(|a| live_from(first, a.value)) {
             continue;
         }

@@ -268,8 +268,7 @@ fn plan(
         params = back.args.iter().map(|a| read(f, &known, a)).collect();
     }
     let size: usize = blocks.iter().map(|&b| f.blocks[b].insts.len() + 1).sum();
-    if count.saturating_add(size.saturating_mul(trips as usize)) > max_insts
-    {
+    if count.saturating_add(size.saturating_mul(trips as usize)) > max_insts {
         return None;
     }
     Some(Plan {
