@@ -18,11 +18,16 @@ const CASES: &[(&str, &str, &str)] = &[
         "142 s in one input: a 13825-element array expanded element by element",
         "type.declaration",
     ),
+    (
+        "agal-overflow-uniform-location.bin",
+        "arithmetic overflow: a loose uniform at Location 4160749582 times 16 bytes",
+        "lower.interface",
+    ),
 ];
 
-/// Runs `bytes` through the front end and every back end; the rendered diagnostics of each
-/// step that failed.
-fn compile_everything(bytes: &[u8]) -> Vec<String> {
+/// Runs `bytes` through the front end and every back end (AGAL under `profile`); the
+/// rendered diagnostics of each step that failed.
+fn compile_everything(bytes: &[u8], profile: backend_agal::Profile) -> Vec<String> {
     let render = |d: mir::Diagnostics| d.render("<input>", None);
     let valid = match frontend_spirv::load(Input::detect(bytes), &Options::default()) {
         Ok(v) => v,
@@ -51,7 +56,11 @@ fn compile_everything(bytes: &[u8]) -> Vec<String> {
                 failures.push(render(d));
             }
         }
-        if let Err(d) = backend_agal::codegen::compile(&m, &Default::default()) {
+        let options = backend_agal::codegen::Options {
+            profile,
+            ..Default::default()
+        };
+        if let Err(d) = backend_agal::codegen::compile(&m, &options) {
             failures.push(render(d));
         }
     }
@@ -71,7 +80,15 @@ fn fuzz_findings_stay_fixed() {
     assert_eq!(on_disk, listed, "every kept fuzz input is listed in CASES");
     for (file, found, rule) in CASES {
         let bytes = std::fs::read(dir.join(file)).unwrap();
-        let failures = compile_everything(&bytes);
+        // The agal target's inputs start with a byte that picks the profile.
+        let (profile, module) = match file.strip_prefix("agal-") {
+            Some(_) => (
+                backend_agal::Profile::ALL[bytes[0] as usize % backend_agal::Profile::ALL.len()],
+                &bytes[1..],
+            ),
+            None => (backend_agal::Profile::Baseline, &bytes[..]),
+        };
+        let failures = compile_everything(module, profile);
         assert!(
             failures
                 .iter()

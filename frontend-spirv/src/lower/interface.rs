@@ -25,9 +25,16 @@ use super::{Lowerer, rule};
 use crate::module::Inst;
 use crate::validate::Type;
 
+/// Locations, offsets and strides from here on are refused: the largest register file is 250
+/// vectors (4000 bytes), and a std140 block is at most 64 KiB anywhere.
+const MAX_LAYOUT_LITERAL: u32 = 65536;
+
 impl Lowerer<'_> {
     /// Creates a variable entry for every global variable, placing the interface.
     pub(super) fn place_interface(&mut self) {
+        if !self.layout_literals_in_range() {
+            return;
+        }
         let module = &self.valid.module;
         let interface: Vec<Word> = self.entry.interface.clone();
         let mut blocks: Vec<(u32, u32, &Inst)> = Vec::new();
@@ -130,14 +137,14 @@ impl Lowerer<'_> {
                 continue;
             };
             let count = self.locations(pointee);
-            next_register = next_register.max(location + count);
+            next_register = next_register.max(location.saturating_add(count));
             let name = self.decor.name(id).unwrap_or("").to_string();
             self.uniform_leaves(
                 &name,
                 None,
                 pointee,
                 None,
-                location * 16,
+                location.saturating_mul(16),
                 UniformLayout::Loose,
             );
             self.set_storage(
@@ -160,7 +167,7 @@ impl Lowerer<'_> {
                 block_name.as_deref(),
                 pointee,
                 None,
-                next_register * 16,
+                next_register.saturating_mul(16),
                 UniformLayout::Std140,
             );
             self.set_storage(
@@ -170,8 +177,59 @@ impl Lowerer<'_> {
                     layout: UniformLayout::Std140,
                 },
             );
-            next_register += size.div_ceil(16).max(1);
+            next_register = next_register.saturating_add(size.div_ceil(16).max(1));
         }
+    }
+
+    /// Whether every Location, Component, Offset, ArrayStride and MatrixStride is below
+    /// [`MAX_LAYOUT_LITERAL`]; reports each that is not. Larger ones name registers or bytes
+    /// no target has, and bounding them keeps the layout arithmetic from overflowing.
+    fn layout_literals_in_range(&mut self) -> bool {
+        let mut ok = true;
+        for inst in &self.valid.module.globals {
+            let (decoration, value) = match (inst.opcode(), &inst.op.operands[..]) {
+                (
+                    Op::Decorate,
+                    [
+                        _,
+                        SpvOperand::Decoration(d),
+                        SpvOperand::LiteralBit32(v),
+                        ..,
+                    ],
+                )
+                | (
+                    Op::MemberDecorate,
+                    [
+                        _,
+                        _,
+                        SpvOperand::Decoration(d),
+                        SpvOperand::LiteralBit32(v),
+                        ..,
+                    ],
+                ) => (*d, *v),
+                _ => continue,
+            };
+            if matches!(
+                decoration,
+                Decoration::Location
+                    | Decoration::Component
+                    | Decoration::Offset
+                    | Decoration::ArrayStride
+                    | Decoration::MatrixStride
+            ) && value >= MAX_LAYOUT_LITERAL
+            {
+                self.error(
+                    rule::INTERFACE,
+                    inst,
+                    format!(
+                        "{decoration:?} {value} is beyond any register file of these targets (at most {} accepted)",
+                        MAX_LAYOUT_LITERAL - 1
+                    ),
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     fn pointee(&self, inst: &Inst) -> Word {
@@ -191,8 +249,10 @@ impl Lowerer<'_> {
     pub(super) fn locations(&self, ty: Word) -> u32 {
         match shape(self.types(), ty) {
             Shape::Matrix { cols, .. } => cols as u32,
-            Shape::Array { element, len } => len * self.locations(element),
-            Shape::Struct { members } => members.iter().map(|&m| self.locations(m)).sum(),
+            Shape::Array { element, len } => len.saturating_mul(self.locations(element)),
+            Shape::Struct { members } => members
+                .iter()
+                .fold(0u32, |n, &m| n.saturating_add(self.locations(m))),
             _ => 1,
         }
     }
@@ -521,7 +581,7 @@ impl Lowerer<'_> {
             Shape::Float(n) | Shape::Bool(n) => 4 * n as u32,
             Shape::Matrix { cols, rows } => {
                 let (stride, row_major) = self.matrix_layout(member_of);
-                stride * if row_major { rows as u32 } else { cols as u32 }
+                stride.saturating_mul(if row_major { rows as u32 } else { cols as u32 })
             }
             Shape::Array { element, len } => {
                 let stride = self
@@ -529,7 +589,7 @@ impl Lowerer<'_> {
                     .literal(ty, None, Decoration::ArrayStride)
                     .unwrap_or(16);
                 let _ = element;
-                stride * len
+                stride.saturating_mul(len)
             }
             Shape::Struct { members } => members
                 .iter()
@@ -539,7 +599,7 @@ impl Lowerer<'_> {
                         .decor
                         .literal(ty, Some(m as u32), Decoration::Offset)
                         .unwrap_or(0);
-                    offset + self.std140_size(mty, Some((ty, m as u32)))
+                    offset.saturating_add(self.std140_size(mty, Some((ty, m as u32))))
                 })
                 .max()
                 .unwrap_or(0),
@@ -578,7 +638,7 @@ impl Lowerer<'_> {
             };
             let first = offset / 16;
             let component = ((offset % 16) / 4) as u8;
-            let count = (offset % 16 + size).div_ceil(16).max(1);
+            let count = (offset % 16).saturating_add(size).div_ceil(16).max(1);
             l.uniforms.push(Uniform {
                 name: path.to_string(),
                 block: block.map(str::to_string),
@@ -603,9 +663,10 @@ impl Lowerer<'_> {
                             .decor
                             .literal(ty, Some(m as u32), Decoration::Offset)
                             .unwrap_or(0),
-                        UniformLayout::Loose => {
-                            members[..m].iter().map(|&p| self.locations(p)).sum::<u32>() * 16
-                        }
+                        UniformLayout::Loose => members[..m]
+                            .iter()
+                            .fold(0u32, |n, &p| n.saturating_add(self.locations(p)))
+                            .saturating_mul(16),
                     };
                     let child = if path.is_empty() {
                         member
@@ -617,7 +678,7 @@ impl Lowerer<'_> {
                         block,
                         mty,
                         Some((ty, m as u32)),
-                        offset + member_offset,
+                        offset.saturating_add(member_offset),
                         layout,
                     );
                 }
@@ -638,7 +699,7 @@ impl Lowerer<'_> {
                         block,
                         element,
                         None,
-                        offset + i * stride,
+                        offset.saturating_add(i.saturating_mul(stride)),
                         layout,
                     );
                 }
