@@ -21,11 +21,12 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A Stage3D profile (`Context3DProfile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Profile {
     /// `baselineConstrained`: AGAL 1 for PS 2.0-class GPUs.
     BaselineConstrained,
     /// `baseline`: AGAL 1, the default.
+    #[default]
     Baseline,
     /// `baselineExtended`: AGAL 1 with 4096² textures.
     BaselineExtended,

@@ -1,6 +1,67 @@
-//! What `spv2pica` and `spv2agal` share: reading the input, loading it through the front end,
-//! choosing the entry point, and reporting diagnostics. The binaries in `src/bin` only parse
-//! their options and call [`driver::run`].
+//! Compile SPIR-V shaders (from glslang, shaderc, DXC, naga, Slang, rust-gpu) for two GPUs
+//! people still ship on: the Nintendo 3DS's **PICA200** (a `.shbin` that libctru's
+//! `DVLB_ParseFile` and citro3d load) and Stage3D's **AGAL** 1–3 (bytes for
+//! `Program3D.upload`, with a reflection saying which constant registers to fill).
+//!
+//! - [`compile`] takes a [`Source`] (SPIR-V binary or assembly text; GLSL and WGSL with the
+//!   `glsl` and `wgsl` features) and [`Options`] and gives a [`Compiled`] program: bytes,
+//!   listing and [`Reflection`], or an [`Error`] that renders the same diagnostic as the
+//!   command-line compilers. Nothing in the library prints, exits or panics on bad input.
+//! - [`build::Shaders`] does it from a build script, writing the programs into `OUT_DIR`
+//!   and a Rust module with a constant per uniform.
+//! - The `spv2pica` and `spv2agal` binaries (feature `cli`, on by default) are thin
+//!   wrappers over this API.
+//!
+//! ```
+//! use spv2retro::{Options, Profile, Source, Stage, compile};
+//!
+//! // A fragment shader that outputs a uniform colour, as SPIR-V assembly text.
+//! let text = "
+//!                OpCapability Shader
+//!                OpMemoryModel Logical GLSL450
+//!                OpEntryPoint Fragment %main \"main\" %color
+//!                OpExecutionMode %main OriginUpperLeft
+//!                OpName %tint \"tint\"
+//!                OpDecorate %color Location 0
+//!                OpDecorate %tint Location 0
+//!        %void = OpTypeVoid
+//!          %fn = OpTypeFunction %void
+//!       %float = OpTypeFloat 32
+//!        %vec4 = OpTypeVector %float 4
+//!      %out_ty = OpTypePointer Output %vec4
+//!      %uni_ty = OpTypePointer UniformConstant %vec4
+//!       %color = OpVariable %out_ty Output
+//!        %tint = OpVariable %uni_ty UniformConstant
+//!        %main = OpFunction %void None %fn
+//!       %entry = OpLabel
+//!           %t = OpLoad %vec4 %tint
+//!                OpStore %color %t
+//!                OpReturn
+//!                OpFunctionEnd
+//! ";
+//! let options = Options::agal(Profile::Baseline).stage(Stage::Fragment);
+//! let program = compile(Source::spirv_text(text).named("tint.spvasm"), &options)?;
+//! assert_eq!(program.bytes[0], 0xa0); // the AGAL header
+//! assert_eq!(program.reflection.uniforms[0].register, "fc0");
+//! assert!(program.listing.contains("mov oc, fc0"));
+//! # Ok::<(), spv2retro::Error>(())
+//! ```
 
-pub mod args;
-pub mod driver;
+pub mod build;
+mod compile;
+mod error;
+#[cfg(any(feature = "glsl", feature = "wgsl"))]
+mod naga_input;
+
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
+
+pub use compile::{
+    Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
+    mir_text,
+};
+pub use error::{Error, ErrorKind};
+pub use frontend_spirv::entry::Stage;
+pub use mir::reflect::Reflection;
+pub use mir::{Diagnostic, Diagnostics};

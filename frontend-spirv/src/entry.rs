@@ -56,6 +56,14 @@ pub struct EntryPoint {
     pub interface: Vec<Word>,
 }
 
+impl EntryPoint {
+    /// Its stage (`None` for execution models neither target has, which
+    /// [`select`] never returns).
+    pub fn stage(&self) -> Option<Stage> {
+        Stage::of(self.model)
+    }
+}
+
 /// What the caller asks for.
 pub struct Query<'a> {
     /// `--entry NAME`.

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use cli::args::{Common, Pica};
-use cli::driver::{self, Target};
+use spv2retro::cli::args::{Common, Pica};
+use spv2retro::cli::driver::{self, Target};
 
 /// Compile a SPIR-V vertex shader to a PICA200 program (.shbin) for the Nintendo 3DS.
 #[derive(Parser, Debug)]

@@ -1,16 +1,15 @@
-//! The run of one compile: read → load and validate → choose the entry point → (compile) →
-//! write. Errors in the input come back as rendered diagnostics; the binaries print them and
-//! exit with status 1.
+//! The run of one invocation: read → [`crate::compile`] (or [`crate::mir_text`]) → write.
+//! Errors in the input come back as rendered diagnostics; the binaries print them and exit
+//! with status 1.
 
 use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, anyhow};
-use frontend_spirv::entry::{self, Stage};
-use frontend_spirv::{Input, Options};
-use mir::Diagnostics;
+use frontend_spirv::entry::Stage;
 
-use crate::args::{AgalEmit, Common, Pica, PicaEmit};
+use crate::cli::args::{AgalEmit, Common, Pica, PicaEmit};
+use crate::{Compiled, Options, Source};
 
 /// The target a binary compiles for, with its own options.
 #[derive(Clone, Debug)]
@@ -35,35 +34,24 @@ pub struct Agal {
     pub link: Option<std::path::PathBuf>,
 }
 
-impl Agal {
-    fn options(&self) -> backend_agal::codegen::Options {
-        backend_agal::codegen::Options {
-            profile: self.profile,
-            samplers: self.samplers.clone(),
-            ..Default::default()
-        }
-    }
-}
-
 impl Target {
-    fn stages(&self) -> &'static [Stage] {
-        match self {
-            Target::Pica(_) => &[Stage::Vertex],
-            Target::Agal(_) => &[Stage::Vertex, Stage::Fragment],
-        }
-    }
-
-    fn unsupported(&self, stage: Stage) -> String {
-        match (self, stage) {
-            (Target::Pica(_), Stage::Fragment) => "the PICA200 has no programmable fragment \
-                stage; its fragment work is done by the fixed-function texture combiners"
-                .into(),
-            (Target::Pica(_), Stage::Geometry) => {
-                "PICA200 geometry programs are not supported yet".into()
+    /// The library's options for this invocation.
+    fn options(&self, common: &Common, stage: Option<Stage>) -> Options {
+        let mut options = match self {
+            Target::Pica(pica) => {
+                let mut o = Options::pica();
+                o.semantics = pica.semantics.clone();
+                o
             }
-            (Target::Agal(_), Stage::Geometry) => "Stage3D has no geometry stage".into(),
-            _ => format!("{} programs are not supported", stage.name()),
-        }
+            Target::Agal(agal) => {
+                let mut o = Options::agal(agal.profile);
+                o.samplers = agal.samplers.clone();
+                o
+            }
+        };
+        options.entry = common.entry.clone();
+        options.stage = stage;
+        options
     }
 }
 
@@ -82,98 +70,69 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-/// Runs one compile.
-pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
-    let display = if common.input == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        common.input.display().to_string()
-    };
-    let bytes = read_input(&common.input)?;
-    let input = match common.input.extension().and_then(|e| e.to_str()) {
-        Some("spvasm") => Input::Text(
-            std::str::from_utf8(&bytes)
+impl From<crate::Error> for Failure {
+    fn from(e: crate::Error) -> Self {
+        Failure::Rejected(format!("{e}\n"))
+    }
+}
+
+/// The library's source for a file's bytes: by extension, else by content.
+fn source<'a>(path: &Path, bytes: &'a [u8], display: &'a str) -> anyhow::Result<Source<'a>> {
+    let source = match path.extension().and_then(|e| e.to_str()) {
+        Some("spvasm") => Source::spirv_text(
+            std::str::from_utf8(bytes)
                 .map_err(|e| anyhow!("{display}: assembly text is not UTF-8: {e}"))?,
         ),
-        Some("spv") => Input::Binary(&bytes),
-        _ => Input::detect(&bytes),
+        _ => Source::spirv(bytes),
     };
-    let text = match input {
-        Input::Text(t) => Some(t),
-        Input::Binary(_) => None,
+    Ok(source.named(display))
+}
+
+/// Runs one compile.
+pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
+    let display = display_name(&common.input);
+    let bytes = read_input(&common.input)?;
+    let source = source(&common.input, &bytes, &display)?;
+    let options = target.options(common, stage);
+    let emits_mir = match target {
+        Target::Pica(p) => p.emit == PicaEmit::Mir,
+        Target::Agal(a) => a.emit == AgalEmit::Mir,
     };
-    let reject = |d: Diagnostics| Failure::Rejected(d.render(&display, text));
-    let module = frontend_spirv::load(input, &Options::default()).map_err(reject)?;
-    let unsupported = |s: Stage| target.unsupported(s);
-    let query = entry::Query {
-        name: common.entry.as_deref(),
-        stage,
-        supported: target.stages(),
-        unsupported_reason: &unsupported,
-    };
-    let entry = entry::select(&module, &query).map_err(reject)?;
-    let mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
-    mir::verify::verify(&mir)
-        .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
-    let reject_late = |d: Diagnostics| reject(module.annotate(d));
-    match target {
-        Target::Pica(pica) => {
-            let semantics = pica.semantics.clone();
-            if pica.emit == PicaEmit::Mir {
-                let mut m = mir.clone();
-                mir::passes::optimize_with(&mut m, &mir::passes::Options::pica())
-                    .map_err(|e| anyhow!("{display}: internal error (this is a bug): {e}"))?;
-                if common.check {
-                    return Ok(());
-                }
-                let text = mir::print::print_module(&m);
-                return write_output(common, &display, "mir", text.as_bytes());
-            }
-            let options = backend_pica::codegen::Options { semantics };
-            let program = backend_pica::codegen::compile(&mir, &options).map_err(reject_late)?;
-            if common.check {
-                return Ok(());
-            }
-            let (bytes, extension) = match pica.emit {
-                PicaEmit::Shbin => (program.bytes(), "shbin"),
-                _ => (
-                    backend_pica::disasm::listing(&program.binary).into_bytes(),
-                    "v.pica",
-                ),
-            };
-            if let Some(path) = &common.reflect {
-                write_file(path, &display, program.reflection.to_json().as_bytes())?;
-            }
-            write_output(common, &display, extension, &bytes)
+    if emits_mir {
+        let text = crate::mir_text(source, &options)?;
+        if common.check {
+            return Ok(());
         }
-        Target::Agal(agal) => {
-            let options = agal.options();
-            if agal.emit == AgalEmit::Mir {
-                let m = backend_agal::codegen::prepare(&mir, &options).map_err(reject_late)?;
-                if common.check {
-                    return Ok(());
-                }
-                let text = mir::print::print_module(&m);
-                return write_output(common, &display, "mir", text.as_bytes());
-            }
-            let program = backend_agal::codegen::compile(&mir, &options).map_err(reject_late)?;
-            if let Some(other) = &agal.link {
-                check_link(&program, other, &options, target)?;
-            }
-            if common.check {
-                return Ok(());
-            }
-            let (bytes, extension) = match agal.emit {
-                AgalEmit::Agal => (program.bytes.clone(), "agal"),
-                AgalEmit::Asm => (program.listing().into_bytes(), "agalasm"),
-                _ => (program.glsl2agal_json().into_bytes(), "json"),
-            };
-            if let Some(path) = &common.reflect {
-                write_file(path, &display, program.reflection.to_json().as_bytes())?;
-            }
-            write_output(common, &display, extension, &bytes)
-        }
+        return write_output(common, &display, "mir", text.as_bytes());
     }
+    let program = crate::compile(source, &options)?;
+    if let Target::Agal(Agal {
+        link: Some(other), ..
+    }) = target
+    {
+        check_link(&program, other, &options)?;
+    }
+    if common.check {
+        return Ok(());
+    }
+    let (bytes, extension) = match target {
+        Target::Pica(pica) => match pica.emit {
+            PicaEmit::Shbin => (program.bytes.clone(), "shbin"),
+            _ => (program.listing.clone().into_bytes(), "v.pica"),
+        },
+        Target::Agal(agal) => match agal.emit {
+            AgalEmit::Agal => (program.bytes.clone(), "agal"),
+            AgalEmit::Asm => (program.listing.clone().into_bytes(), "agalasm"),
+            _ => (
+                program.glsl2agal_json().unwrap_or_default().into_bytes(),
+                "json",
+            ),
+        },
+    };
+    if let Some(path) = &common.reflect {
+        write_file(path, &display, program.reflection.to_json().as_bytes())?;
+    }
+    write_output(common, &display, extension, &bytes)
 }
 
 /// The display name of an input path (`<stdin>` for `-`).
@@ -188,59 +147,33 @@ fn display_name(path: &Path) -> String {
 /// `--link OTHER`: the other stage's program, compiled from SPIR-V with the same options or
 /// read as AGAL bytes, must link with `program` (Flash's upload rules; for two compiled
 /// shaders also their interfaces, location by location).
-fn check_link(
-    program: &backend_agal::codegen::Compiled,
-    other: &Path,
-    options: &backend_agal::codegen::Options,
-    target: &Target,
-) -> Result<(), Failure> {
-    use backend_agal::Stage as AgalStage;
+fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(), Failure> {
     let shown = display_name(other);
     let bytes = read_input(other)?;
-    let mine_vertex = program.program.stage == AgalStage::Vertex;
-    let result = if other.extension().and_then(|e| e.to_str()) == Some("agal") {
+    let mine_vertex = program.stage == Stage::Vertex;
+    if other.extension().and_then(|e| e.to_str()) == Some("agal") {
         let (v, f) = if mine_vertex {
             (program.bytes.as_slice(), bytes.as_slice())
         } else {
             (bytes.as_slice(), program.bytes.as_slice())
         };
-        backend_agal::codegen::check_program_pair(v, f, options.profile)
+        return backend_agal::codegen::check_program_pair(v, f, options.profile)
+            .map_err(|d| Failure::Rejected(d.render(&shown, None)));
+    }
+    let mut other_options = options.clone();
+    other_options.entry = None;
+    other_options.stage = Some(if mine_vertex {
+        Stage::Fragment
     } else {
-        let input = match other.extension().and_then(|e| e.to_str()) {
-            Some("spvasm") => Input::Text(
-                std::str::from_utf8(&bytes)
-                    .map_err(|e| anyhow!("{shown}: assembly text is not UTF-8: {e}"))?,
-            ),
-            _ => Input::detect(&bytes),
-        };
-        let text = match input {
-            Input::Text(t) => Some(t),
-            Input::Binary(_) => None,
-        };
-        let reject = |d: Diagnostics| Failure::Rejected(d.render(&shown, text));
-        let module = frontend_spirv::load(input, &Options::default()).map_err(reject)?;
-        let unsupported = |s: Stage| target.unsupported(s);
-        let query = entry::Query {
-            name: None,
-            stage: Some(if mine_vertex {
-                Stage::Fragment
-            } else {
-                Stage::Vertex
-            }),
-            supported: target.stages(),
-            unsupported_reason: &unsupported,
-        };
-        let entry = entry::select(&module, &query).map_err(reject)?;
-        let mir = frontend_spirv::lower::lower(&module, &entry).map_err(reject)?;
-        let compiled = backend_agal::codegen::compile(&mir, options)
-            .map_err(|d| reject(module.annotate(d)))?;
-        if mine_vertex {
-            backend_agal::codegen::check_link(program, &compiled)
-        } else {
-            backend_agal::codegen::check_link(&compiled, program)
-        }
+        Stage::Vertex
+    });
+    let compiled = crate::compile(source(other, &bytes, &shown)?, &other_options)?;
+    let (v, f) = if mine_vertex {
+        (program, &compiled)
+    } else {
+        (&compiled, program)
     };
-    result.map_err(|d| Failure::Rejected(d.render(&shown, None)))
+    Ok(crate::check_link(v, f, &shown)?)
 }
 
 /// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.

@@ -1,0 +1,525 @@
+//! The build-script helper: compiles a project's shaders into `OUT_DIR` when it builds,
+//! with `cargo:rerun-if-changed` for each, and writes a Rust module with one submodule per
+//! shader holding its bytes (4-byte aligned) and a constant per uniform, so that code reads
+//! `shaders::vshader::PROJECTION` instead of looking a name up at run time.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), spv2retro::Error> {
+//!     spv2retro::build::Shaders::new()
+//!         .shader("shaders/vshader.spv", spv2retro::Options::pica())
+//!         .compile()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ```text
+//! // src/main.rs
+//! mod shaders {
+//!     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+//! }
+//! let dvlb = shaders::vshader::BYTES; // DVLB_ParseFile(dvlb.as_ptr() as *mut u32, dvlb.len() as u32)
+//! let projection = shaders::vshader::PROJECTION.register; // C3D_FVUnifMtx4x4(.., projection as i32, ..)
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::compile::{Compiled, Options, Source, Target, compile};
+use crate::error::{Error, ErrorKind};
+use frontend_spirv::entry::Stage;
+
+/// The shaders of a project, and where their outputs go.
+#[derive(Clone, Debug, Default)]
+pub struct Shaders {
+    items: Vec<Item>,
+    out_dir: Option<PathBuf>,
+    module_file: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Item {
+    File {
+        module: Option<String>,
+        path: PathBuf,
+        options: Options,
+    },
+    Dir {
+        path: PathBuf,
+        options: Options,
+    },
+}
+
+/// What one shader became.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The Rust module's name (`vshader`).
+    pub module: String,
+    /// The source file.
+    pub source: PathBuf,
+    /// The program file written (`vshader.shbin`, `frag.agal`).
+    pub program: PathBuf,
+    /// The reflection file written beside it (`vshader.json`).
+    pub reflection: PathBuf,
+    /// The compiled program.
+    pub compiled: Compiled,
+}
+
+/// What [`Shaders::compile`] wrote.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    /// The generated Rust module (`OUT_DIR/shaders.rs`).
+    pub module: PathBuf,
+    /// The shaders, in the order given (a folder's files sorted by path).
+    pub shaders: Vec<Output>,
+}
+
+/// The file extensions taken as shaders when a folder is given.
+const SHADER_EXTENSIONS: &[&str] = &[
+    "spv",
+    "spvasm",
+    #[cfg(feature = "glsl")]
+    "vert",
+    #[cfg(feature = "glsl")]
+    "frag",
+    #[cfg(feature = "glsl")]
+    "glsl",
+    #[cfg(feature = "wgsl")]
+    "wgsl",
+];
+
+impl Shaders {
+    /// No shaders yet; outputs go to `OUT_DIR`, the module to `OUT_DIR/shaders.rs`.
+    pub fn new() -> Shaders {
+        Shaders::default()
+    }
+
+    /// Compiles the shader at `path` with `options`. Its module is named after the file,
+    /// up to the first dot (`vshader.vert` → `vshader`). Paths are relative to the package
+    /// (where Cargo runs build scripts).
+    pub fn shader(mut self, path: impl Into<PathBuf>, options: Options) -> Shaders {
+        self.items.push(Item::File {
+            module: None,
+            path: path.into(),
+            options,
+        });
+        self
+    }
+
+    /// As [`Shaders::shader`], with the module called `module`.
+    pub fn shader_named(
+        mut self,
+        module: impl Into<String>,
+        path: impl Into<PathBuf>,
+        options: Options,
+    ) -> Shaders {
+        self.items.push(Item::File {
+            module: Some(module.into()),
+            path: path.into(),
+            options,
+        });
+        self
+    }
+
+    /// Compiles every shader file under `dir` (recursively; `.spv`, `.spvasm`, and with the
+    /// `glsl`/`wgsl` features `.vert`, `.frag`, `.glsl`, `.wgsl`) with `options`; `.vert` and
+    /// `.frag` files get their stage from the extension.
+    pub fn dir(mut self, dir: impl Into<PathBuf>, options: Options) -> Shaders {
+        self.items.push(Item::Dir {
+            path: dir.into(),
+            options,
+        });
+        self
+    }
+
+    /// Writes to `dir` instead of `OUT_DIR` (for tools and tests).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Shaders {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Calls the generated module `name` (default `shaders.rs`).
+    pub fn module_file(mut self, name: impl Into<String>) -> Shaders {
+        self.module_file = Some(name.into());
+        self
+    }
+
+    /// Compiles every shader, writes the programs, their reflection and the Rust module,
+    /// and prints `cargo:rerun-if-changed` for every input. The first shader that fails
+    /// stops the build with its diagnostic (file, rule, instruction and position).
+    pub fn compile(self) -> Result<Outputs, Error> {
+        let out_dir = match self.out_dir.clone() {
+            Some(d) => d,
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
+                Error::other(
+                    ErrorKind::Io,
+                    "OUT_DIR is not set: run from a build script, or give out_dir()".into(),
+                )
+            })?),
+        };
+        let mut files: Vec<(Option<String>, PathBuf, Options)> = Vec::new();
+        for item in &self.items {
+            match item {
+                Item::File {
+                    module,
+                    path,
+                    options,
+                } => {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                    files.push((module.clone(), path.clone(), options.clone()));
+                }
+                Item::Dir { path, options } => {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                    let mut found = Vec::new();
+                    walk(path, &mut found)?;
+                    found.sort();
+                    files.extend(found.into_iter().map(|p| (None, p, options.clone())));
+                }
+            }
+        }
+        let mut shaders: Vec<Output> = Vec::new();
+        let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for (module, path, options) in files {
+            let module = module.unwrap_or_else(|| module_name(&path));
+            if let Some(first) = seen.insert(module.clone(), path.clone()) {
+                return Err(Error::other(
+                    ErrorKind::Rejected,
+                    format!(
+                        "{} and {} would both be the module `{module}`: give one a name with \
+                         shader_named()",
+                        first.display(),
+                        path.display()
+                    ),
+                ));
+            }
+            let compiled = compile_file(&path, &options)?;
+            let extension = match compiled.target {
+                Target::Pica => "shbin",
+                Target::Agal => "agal",
+            };
+            let program = out_dir.join(format!("{module}.{extension}"));
+            let reflection = out_dir.join(format!("{module}.json"));
+            write(&program, &compiled.bytes)?;
+            write(&reflection, compiled.reflection.to_json().as_bytes())?;
+            shaders.push(Output {
+                module,
+                source: path,
+                program,
+                reflection,
+                compiled,
+            });
+        }
+        let module = out_dir.join(self.module_file.as_deref().unwrap_or("shaders.rs"));
+        write(&module, rust_module(&shaders).as_bytes())?;
+        Ok(Outputs { module, shaders })
+    }
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::other(ErrorKind::Io, format!("{}: {e}", path.display()))
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+    for entry in std::fs::read_dir(dir).map_err(|e| io_error(dir, e))? {
+        let path = entry.map_err(|e| io_error(dir, e))?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| SHADER_EXTENSIONS.contains(&e))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The file's name up to its first dot, as a Rust identifier.
+fn module_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or("shader");
+    let stem = file.split('.').next().unwrap_or(file);
+    identifier(stem, false)
+}
+
+fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let shown = path.display().to_string();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let text = || {
+        std::str::from_utf8(&bytes)
+            .map_err(|e| Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}")))
+    };
+    let source = match extension {
+        "spvasm" => Source::spirv_text(text()?),
+        #[cfg(feature = "glsl")]
+        "vert" | "frag" | "glsl" => {
+            let stage = match (extension, options.stage) {
+                ("vert", _) => Stage::Vertex,
+                ("frag", _) => Stage::Fragment,
+                (_, Some(s)) => s,
+                _ => Stage::Vertex,
+            };
+            Source::glsl(text()?, stage)
+        }
+        #[cfg(feature = "wgsl")]
+        "wgsl" => Source::wgsl(text()?),
+        _ => Source::spirv(&bytes),
+    };
+    let mut options = options.clone();
+    if options.stage.is_none() {
+        options.stage = match extension {
+            "vert" => Some(Stage::Vertex),
+            "frag" => Some(Stage::Fragment),
+            _ => None,
+        };
+    }
+    compile(source.named(&shown), &options)
+}
+
+/// Writes through a temporary file renamed into place, and only when the content changed
+/// (so that what includes it is not rebuilt for nothing).
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| io_error(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_error(path, e))
+}
+
+/// `lights[2].color` → `LIGHTS_2_COLOR`, `modelView` → `MODEL_VIEW` (or `model_view` for a
+/// module name): a valid Rust identifier in either case.
+fn identifier(name: &str, upper: bool) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && prev_lower && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            });
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    match out.chars().next() {
+        None => "_".into(),
+        Some(c) if c.is_ascii_digit() => format!("_{out}"),
+        _ if !upper && is_keyword(&out) => format!("r#{out}"),
+        _ => out,
+    }
+}
+
+fn is_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "as" | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "static"
+            | "struct"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "async"
+            | "await"
+            | "dyn"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+            | "try"
+            | "gen"
+    )
+}
+
+/// `c12` → (`c`, 12); `vc4` → (`vc`, 4).
+fn register(spelled: &str) -> (&str, u32) {
+    let digits = spelled.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let file = &spelled[..spelled.len() - digits.len()];
+    (file, digits.parse().unwrap_or(0))
+}
+
+fn float(v: f32) -> String {
+    if v.is_finite() {
+        format!("{v:?}")
+    } else {
+        format!("f32::from_bits({:#010x})", v.to_bits())
+    }
+}
+
+/// The Rust module: shared types, then one submodule per shader.
+fn rust_module(shaders: &[Output]) -> String {
+    let mut s = String::from(
+        "// @generated by spv2retro::build from the project's build script; do not edit.\n\n\
+         /// Where a uniform lives: its first register, first component and register count.\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq)]\n\
+         pub struct Uniform {\n\
+         \x20   /// The register file (PICA200 `c`, `b`; AGAL `vc`, `fc`).\n\
+         \x20   pub file: &'static str,\n\
+         \x20   /// The first register's number (the location citro3d's `C3D_FVUnif*` takes;\n\
+         \x20   /// Stage3D's `firstRegister`).\n\
+         \x20   pub register: u16,\n\
+         \x20   /// The first component used in that register (0 to 3).\n\
+         \x20   pub component: u8,\n\
+         \x20   /// Consecutive registers spanned.\n\
+         \x20   pub count: u16,\n\
+         }\n\n\
+         /// Bytes with the alignment of `A` (a program is read as 32-bit words).\n\
+         #[repr(C)]\n\
+         pub struct Aligned<A, B: ?Sized> {\n\
+         \x20   /// Zero-sized: gives the alignment.\n\
+         \x20   pub align: [A; 0],\n\
+         \x20   /// The bytes.\n\
+         \x20   pub bytes: B,\n\
+         }\n",
+    );
+    for out in shaders {
+        let c = &out.compiled;
+        let r = &c.reflection;
+        let what = match c.target {
+            Target::Pica => "PICA200 vertex program (.shbin, for `DVLB_ParseFile`)".to_string(),
+            Target::Agal => format!(
+                "AGAL {} {} program (for `Program3D.upload`)",
+                r.agal_version.unwrap_or(1),
+                c.stage.name()
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "\n/// `{}`: {what}.\n#[allow(dead_code)]\npub mod {} {{\n    use super::{{Aligned, Uniform}};\n",
+            out.source.display(),
+            out.module
+        );
+        let _ = writeln!(
+            s,
+            "    static ALIGNED: &Aligned<u32, [u8]> = &Aligned {{\n        align: [],\n        bytes: *include_bytes!({:?}),\n    }};\n    /// The program's bytes, 4-byte aligned.\n    pub static BYTES: &[u8] = &ALIGNED.bytes;\n    /// The reflection (conventions.md's JSON).\n    pub const REFLECTION: &str = include_str!({:?});",
+            out.program.display().to_string(),
+            out.reflection.display().to_string()
+        );
+        let mut names: BTreeMap<String, usize> = BTreeMap::new();
+        let mut unique = |base: String| {
+            let n = names.entry(base.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 { base } else { format!("{base}_{n}") }
+        };
+        let mut table = Vec::new();
+        for u in &r.uniforms {
+            let ident = unique(identifier(&u.name, true));
+            let (file, number) = register(&u.register);
+            let layout = u
+                .layout
+                .as_deref()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "    /// `{} {}`{layout}: {}, {} register(s).\n    pub const {ident}: Uniform = Uniform {{ file: {file:?}, register: {number}, component: {}, count: {} }};",
+                u.type_name, u.name, u.register, u.count, u.component, u.count
+            );
+            table.push((u.name.clone(), ident));
+        }
+        s += "    /// Every uniform by its name in the shader.\n    pub const UNIFORMS: &[(&str, Uniform)] = &[\n";
+        for (name, ident) in &table {
+            let _ = writeln!(s, "        ({name:?}, {ident}),");
+        }
+        s += "    ];\n";
+        s += "    /// Input attributes: name and register number (`v`/`va`).\n    pub const INPUTS: &[(&str, u16)] = &[\n";
+        for i in &r.inputs {
+            let _ = writeln!(s, "        ({:?}, {}),", i.name, register(&i.register).1);
+        }
+        s += "    ];\n";
+        if c.target == Target::Agal {
+            s += "    /// Literal constants to upload once: register number and its four values.\n    pub const CONSTANTS: &[(u16, [f32; 4])] = &[\n";
+            for k in &r.constants {
+                let v = k.value.map(float);
+                let _ = writeln!(
+                    s,
+                    "        ({}, [{}, {}, {}, {}]),",
+                    register(&k.register).1,
+                    v[0],
+                    v[1],
+                    v[2],
+                    v[3]
+                );
+            }
+            s += "    ];\n";
+            s += "    /// Samplers: name and `fs` register number.\n    pub const SAMPLERS: &[(&str, u16)] = &[\n";
+            for smp in &r.samplers {
+                let _ = writeln!(
+                    s,
+                    "        ({:?}, {}),",
+                    smp.name,
+                    register(&smp.register).1
+                );
+            }
+            s += "    ];\n";
+        }
+        s += "}\n";
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::identifier;
+
+    #[test]
+    fn identifiers_read_as_rust() {
+        assert_eq!(identifier("projection", true), "PROJECTION");
+        assert_eq!(identifier("modelView", true), "MODEL_VIEW");
+        assert_eq!(identifier("lights[2].color", true), "LIGHTS_2_COLOR");
+        assert_eq!(identifier("u_MVP", true), "U_MVP");
+        assert_eq!(identifier("2d", true), "_2D");
+        assert_eq!(identifier("", true), "_");
+        assert_eq!(identifier("vShader", false), "v_shader");
+        assert_eq!(identifier("type", false), "r#type");
+    }
+}

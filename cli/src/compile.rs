@@ -1,0 +1,388 @@
+//! One compile: source → validated SPIR-V → MIR → the target's bytes, listing and
+//! reflection. Everything here returns; nothing prints or exits.
+
+use frontend_spirv::entry::{self, Stage};
+use frontend_spirv::{Input, ValidModule};
+use mir::Diagnostics;
+use mir::reflect::Reflection;
+
+use crate::error::{Error, ErrorKind};
+
+/// What to compile, and the name diagnostics call it by.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    name: &'a str,
+    code: Code<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Code<'a> {
+    /// A SPIR-V binary (either byte order) or SPIR-V assembly text, told apart by content.
+    Spirv(&'a [u8]),
+    /// SPIR-V assembly text.
+    SpirvText(&'a str),
+    /// GLSL (Vulkan flavour, `#version 450`) for one stage, through naga's front end.
+    #[cfg(feature = "glsl")]
+    Glsl(&'a str, Stage),
+    /// WGSL, through naga's front end.
+    #[cfg(feature = "wgsl")]
+    Wgsl(&'a str),
+}
+
+impl<'a> Source<'a> {
+    /// A SPIR-V module: a binary in either byte order, or assembly text (told apart by
+    /// content, as the command-line compilers do).
+    pub fn spirv(bytes: &'a [u8]) -> Source<'a> {
+        Source {
+            name: "<input>",
+            code: Code::Spirv(bytes),
+        }
+    }
+
+    /// SPIR-V assembly text (the syntax of `spirv-as`).
+    pub fn spirv_text(text: &'a str) -> Source<'a> {
+        Source {
+            name: "<input>",
+            code: Code::SpirvText(text),
+        }
+    }
+
+    /// GLSL source for `stage` (`#version 450`, Vulkan rules: explicit locations and
+    /// bindings), compiled to SPIR-V by naga's GLSL front end. Needs the `glsl` feature.
+    #[cfg(feature = "glsl")]
+    pub fn glsl(text: &'a str, stage: Stage) -> Source<'a> {
+        Source {
+            name: "<input>",
+            code: Code::Glsl(text, stage),
+        }
+    }
+
+    /// WGSL source, compiled to SPIR-V by naga's WGSL front end. Needs the `wgsl` feature.
+    #[cfg(feature = "wgsl")]
+    pub fn wgsl(text: &'a str) -> Source<'a> {
+        Source {
+            name: "<input>",
+            code: Code::Wgsl(text),
+        }
+    }
+
+    /// The same source, called `name` in diagnostics (usually its path).
+    pub fn named(self, name: &'a str) -> Source<'a> {
+        Source { name, ..self }
+    }
+
+    /// The name diagnostics use.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+}
+
+/// The machine to compile for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// The Nintendo 3DS's PICA200 vertex shader unit: a `.shbin` (DVLB) for libctru's
+    /// `DVLB_ParseFile` and citro3d.
+    #[default]
+    Pica,
+    /// Stage3D's AGAL (Adobe AIR, Flash, OpenFL, Starling, Away3D, Ruffle): the bytes
+    /// `Program3D.upload` takes.
+    Agal,
+}
+
+impl Target {
+    /// `"pica"` or `"agal"`, as the reflection spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Pica => "pica",
+            Target::Agal => "agal",
+        }
+    }
+
+    /// The stages the target has programs for.
+    pub fn stages(self) -> &'static [Stage] {
+        match self {
+            Target::Pica => &[Stage::Vertex],
+            Target::Agal => &[Stage::Vertex, Stage::Fragment],
+        }
+    }
+
+    /// Why `stage` cannot be compiled for this target.
+    fn unsupported(self, stage: Stage) -> String {
+        match (self, stage) {
+            (Target::Pica, Stage::Fragment) => "the PICA200 has no programmable fragment \
+                stage; its fragment work is done by the fixed-function texture combiners"
+                .into(),
+            (Target::Pica, Stage::Geometry) => {
+                "PICA200 geometry programs are not supported yet".into()
+            }
+            (Target::Agal, Stage::Geometry) => "Stage3D has no geometry stage".into(),
+            _ => format!("{} programs are not supported", stage.name()),
+        }
+    }
+}
+
+/// How to compile: the target, which entry point, and the target's own choices.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Options {
+    /// The machine to compile for.
+    pub target: Target,
+    /// The entry point by name (needed only when the module has several for the stage).
+    pub entry: Option<String>,
+    /// The stage to compile (needed only when the module has entry points for several).
+    pub stage: Option<Stage>,
+    /// PICA200: output semantics by location, over the defaults of conventions.md.
+    pub semantics: Vec<(u32, Semantic)>,
+    /// AGAL: the Stage3D profile (the AGAL version and every limit). Default `baseline`.
+    pub profile: Profile,
+    /// AGAL: sampler flags by binding, over the defaults.
+    pub samplers: Vec<SamplerFlags>,
+}
+
+impl Options {
+    /// Options for a PICA200 vertex program.
+    pub fn pica() -> Options {
+        Options::default()
+    }
+
+    /// Options for an AGAL program under `profile`.
+    pub fn agal(profile: Profile) -> Options {
+        Options {
+            target: Target::Agal,
+            profile,
+            ..Options::default()
+        }
+    }
+
+    /// Compiles the entry point called `name`.
+    pub fn entry(mut self, name: impl Into<String>) -> Options {
+        self.entry = Some(name.into());
+        self
+    }
+
+    /// Compiles the entry point of `stage`.
+    pub fn stage(mut self, stage: Stage) -> Options {
+        self.stage = Some(stage);
+        self
+    }
+
+    /// PICA200: gives the output at `location` the semantic `semantic`.
+    pub fn semantic(mut self, location: u32, semantic: Semantic) -> Options {
+        self.semantics.retain(|(l, _)| *l != location);
+        self.semantics.push((location, semantic));
+        self
+    }
+
+    /// AGAL: the flags of the sampler at `binding`, as AGALMiniAssembler spells them
+    /// (`nearest`, `miplinear`, `clamp`, `dxt5`, `-0.5` for a LOD bias …).
+    pub fn sampler<S: Into<String>>(
+        mut self,
+        binding: u32,
+        flags: impl IntoIterator<Item = S>,
+    ) -> Options {
+        self.samplers.retain(|s| s.binding != binding);
+        self.samplers.push(SamplerFlags {
+            binding,
+            flags: flags.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
+    fn agal_options(&self) -> backend_agal::codegen::Options {
+        backend_agal::codegen::Options {
+            profile: self.profile,
+            samplers: self.samplers.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+pub use backend_agal::Profile;
+pub use backend_agal::codegen::SamplerFlags;
+pub use backend_pica::shbin::Semantic;
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The target it was compiled for.
+    pub target: Target,
+    /// Its stage.
+    pub stage: Stage,
+    /// The program: a `.shbin` for the PICA200, AGAL bytecode (header and tokens) for
+    /// Stage3D.
+    pub bytes: Vec<u8>,
+    /// The program as text the target's assembler accepts (picasso; AGALMiniAssembler).
+    pub listing: String,
+    /// Which register holds each input, output, uniform, literal and sampler (the JSON
+    /// schema of conventions.md; serde-serialisable).
+    pub reflection: Reflection,
+    agal: Option<Box<backend_agal::codegen::Compiled>>,
+}
+
+impl Compiled {
+    /// AGAL: the program in glsl2agal's JSON shape (`varnames`, `consts`, `agalasm`,
+    /// `agalbin`), for loaders written for that tool. `None` for the PICA200.
+    pub fn glsl2agal_json(&self) -> Option<String> {
+        self.agal.as_ref().map(|a| a.glsl2agal_json())
+    }
+}
+
+/// The module loaded and validated, its entry point chosen and lowered to MIR.
+struct Lowered {
+    valid: ValidModule,
+    stage: Stage,
+    mir: mir::Module,
+    /// The assembly text, when the input was text (diagnostics quote it).
+    text: Option<String>,
+}
+
+fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
+    let name = source.name;
+    #[cfg(any(feature = "glsl", feature = "wgsl"))]
+    let spirv_words;
+    let (input, text): (Input<'_>, Option<&str>) = match source.code {
+        Code::Spirv(bytes) => {
+            let input = Input::detect(bytes);
+            let text = match input {
+                Input::Text(t) => Some(t),
+                Input::Binary(_) => None,
+            };
+            (input, text)
+        }
+        Code::SpirvText(t) => (Input::Text(t), Some(t)),
+        #[cfg(feature = "glsl")]
+        Code::Glsl(text, stage) => {
+            spirv_words = crate::naga_input::glsl(text, stage, name)?;
+            (Input::Binary(&spirv_words), None)
+        }
+        #[cfg(feature = "wgsl")]
+        Code::Wgsl(text) => {
+            spirv_words = crate::naga_input::wgsl(text, name)?;
+            (Input::Binary(&spirv_words), None)
+        }
+    };
+    let reject = |d: Diagnostics| Error::rejected(d, name, text);
+    let valid = frontend_spirv::load(input, &frontend_spirv::Options::default()).map_err(reject)?;
+    let unsupported = |s: Stage| options.target.unsupported(s);
+    let query = entry::Query {
+        name: options.entry.as_deref(),
+        stage: options.stage,
+        supported: options.target.stages(),
+        unsupported_reason: &unsupported,
+    };
+    let entry = entry::select(&valid, &query).map_err(reject)?;
+    let mir = frontend_spirv::lower::lower(&valid, &entry).map_err(reject)?;
+    mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
+    Ok(Lowered {
+        stage: entry.stage().unwrap_or(Stage::Vertex),
+        valid,
+        mir,
+        text: text.map(str::to_string),
+    })
+}
+
+fn internal(name: &str, e: impl std::fmt::Display) -> Error {
+    Error::other(
+        ErrorKind::Internal,
+        format!("{name}: internal error (this is a bug): {e}"),
+    )
+}
+
+/// Compiles `source` for `options.target`.
+///
+/// ```
+/// use spv2retro::{Options, Source, compile};
+///
+/// let text = "
+///                OpCapability Shader
+///                OpMemoryModel Logical GLSL450
+///                OpEntryPoint Vertex %main \"main\" %pos %out
+///                OpDecorate %pos Location 0
+///                OpDecorate %out BuiltIn Position
+///        %void = OpTypeVoid
+///          %fn = OpTypeFunction %void
+///       %float = OpTypeFloat 32
+///        %vec4 = OpTypeVector %float 4
+///       %in_ty = OpTypePointer Input %vec4
+///      %out_ty = OpTypePointer Output %vec4
+///         %pos = OpVariable %in_ty Input
+///         %out = OpVariable %out_ty Output
+///        %main = OpFunction %void None %fn
+///       %entry = OpLabel
+///           %p = OpLoad %vec4 %pos
+///                OpStore %out %p
+///                OpReturn
+///                OpFunctionEnd
+/// ";
+/// let program = compile(Source::spirv_text(text), &Options::pica())?;
+/// assert_eq!(&program.bytes[..4], b"DVLB");
+/// assert_eq!(program.reflection.outputs[0].register, "o0");
+/// # Ok::<(), spv2retro::Error>(())
+/// ```
+pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error> {
+    let lowered = lower(source, options)?;
+    let name = source.name;
+    let reject =
+        |d: Diagnostics| Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref());
+    match options.target {
+        Target::Pica => {
+            let pica = backend_pica::codegen::Options {
+                semantics: options.semantics.clone(),
+            };
+            let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;
+            Ok(Compiled {
+                target: Target::Pica,
+                stage: lowered.stage,
+                bytes: program.bytes(),
+                listing: backend_pica::disasm::listing(&program.binary),
+                reflection: program.reflection,
+                agal: None,
+            })
+        }
+        Target::Agal => {
+            let program = backend_agal::codegen::compile(&lowered.mir, &options.agal_options())
+                .map_err(reject)?;
+            Ok(Compiled {
+                target: Target::Agal,
+                stage: lowered.stage,
+                bytes: program.bytes.clone(),
+                listing: program.listing(),
+                reflection: program.reflection.clone(),
+                agal: Some(Box::new(program)),
+            })
+        }
+    }
+}
+
+/// The optimised MIR the back end for `options.target` starts from, printed (what
+/// `--emit mir` writes): for reading what the compiler made of a shader.
+pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> {
+    let lowered = lower(source, options)?;
+    let name = source.name;
+    let m = match options.target {
+        Target::Pica => {
+            let mut m = lowered.mir.clone();
+            mir::passes::optimize_with(&mut m, &mir::passes::Options::pica())
+                .map_err(|e| internal(name, e))?;
+            m
+        }
+        Target::Agal => backend_agal::codegen::prepare(&lowered.mir, &options.agal_options())
+            .map_err(|d| {
+                Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref())
+            })?,
+    };
+    Ok(mir::print::print_module(&m))
+}
+
+/// AGAL: checks that a vertex and a fragment program compiled together link: the
+/// fragment program reads only varyings the vertex program writes, with agreeing shapes,
+/// and the pair passes Flash's upload rules. `name` labels the diagnostics.
+pub fn check_link(vertex: &Compiled, fragment: &Compiled, name: &str) -> Result<(), Error> {
+    let (Some(v), Some(f)) = (&vertex.agal, &fragment.agal) else {
+        return Err(Error::other(
+            ErrorKind::Rejected,
+            format!("{name}: only two AGAL programs can be linked"),
+        ));
+    };
+    backend_agal::codegen::check_link(v, f).map_err(|d| Error::rejected(d, name, None))
+}

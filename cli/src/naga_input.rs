@@ -1,0 +1,76 @@
+//! GLSL and WGSL input: naga's front ends parse and validate the source and its SPIR-V back
+//! end writes the module our front end then reads, so a project needs no glslang install.
+//! naga's own errors (with line and column) become [`Error`]s under the rule `naga.glsl`
+//! or `naga.wgsl`.
+
+use frontend_spirv::entry::Stage;
+use mir::{Diagnostic, Diagnostics};
+use naga::back::spv;
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+use crate::error::Error;
+
+/// GLSL for `stage` → SPIR-V bytes.
+#[cfg(feature = "glsl")]
+pub(crate) fn glsl(text: &str, stage: Stage, name: &str) -> Result<Vec<u8>, Error> {
+    let naga_stage = match stage {
+        Stage::Vertex => naga::ShaderStage::Vertex,
+        Stage::Fragment => naga::ShaderStage::Fragment,
+        Stage::Geometry => {
+            return Err(rejected(
+                "naga.glsl",
+                "naga's GLSL front end has no geometry stage".into(),
+                name,
+            ));
+        }
+    };
+    let module = naga::front::glsl::Frontend::default()
+        .parse(&naga::front::glsl::Options::from(naga_stage), text)
+        .map_err(|e| rejected("naga.glsl", e.emit_to_string(text), name))?;
+    spirv(&module, text, name, "naga.glsl")
+}
+
+/// WGSL → SPIR-V bytes.
+#[cfg(feature = "wgsl")]
+pub(crate) fn wgsl(text: &str, name: &str) -> Result<Vec<u8>, Error> {
+    let module = naga::front::wgsl::parse_str(text)
+        .map_err(|e| rejected("naga.wgsl", e.emit_to_string(text), name))?;
+    spirv(&module, text, name, "naga.wgsl")
+}
+
+fn spirv(
+    module: &naga::Module,
+    text: &str,
+    name: &str,
+    rule: &'static str,
+) -> Result<Vec<u8>, Error> {
+    let info = Validator::new(ValidationFlags::all(), Capabilities::default())
+        .validate(module)
+        .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
+    // SPIR-V 1.0: what every consumer of ours takes; naga's default is newer. And no
+    // coordinate-space adjustment: naga would negate gl_Position.y (WebGPU to Vulkan), but
+    // the author's numbers are what the 3DS and Stage3D should get.
+    let mut options = spv::Options {
+        lang_version: (1, 0),
+        ..spv::Options::default()
+    };
+    options
+        .flags
+        .remove(spv::WriterFlags::ADJUST_COORDINATE_SPACE);
+    let words = spv::write_vec(module, &info, &options, None)
+        .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))?;
+    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+fn rejected(rule: &'static str, message: String, name: &str) -> Error {
+    // naga's rendering names the input `wgsl`/`glsl` and carries its own source excerpt;
+    // keep it as the message, trimmed of trailing blank lines.
+    Error::rejected(
+        Diagnostics(vec![Diagnostic::error(
+            rule,
+            message.trim_end().to_string(),
+        )]),
+        name,
+        None,
+    )
+}

@@ -1,0 +1,159 @@
+//! The library API as a build script or tool uses it: the same bytes and diagnostics as the
+//! binaries, errors as values (never a panic), and the build-script helper's outputs.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use spv2retro::build::Shaders;
+use spv2retro::{ErrorKind, Options, Profile, Source, Stage, compile};
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spv2retro-api-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_library_writes_what_the_binaries_write() {
+    let dir = scratch("same-bytes");
+    for (bin, file, options, extra) in [
+        (
+            env!("CARGO_BIN_EXE_spv2pica"),
+            "glsl/vertex_lighting.vert.spv",
+            Options::pica(),
+            vec![],
+        ),
+        (
+            env!("CARGO_BIN_EXE_spv2agal"),
+            "glsl/phong.frag.spv",
+            Options::agal(Profile::Standard).stage(Stage::Fragment),
+            vec!["--profile", "standard", "--fragment"],
+        ),
+    ] {
+        let input = fixture(file);
+        let bytes = std::fs::read(&input).unwrap();
+        let program = compile(Source::spirv(&bytes), &options).unwrap();
+        let out = dir.join("out.bin");
+        let status = Command::new(bin)
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .args(&extra)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(std::fs::read(&out).unwrap(), program.bytes, "{file}");
+        let listing = Command::new(bin)
+            .arg(&input)
+            .args(["--emit", "asm", "-o", "-"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&listing.stdout), program.listing);
+    }
+}
+
+#[test]
+fn errors_render_the_diagnostic_the_binaries_print() {
+    let input = fixture("invalid/cfg.back-edge-target--selfloop.spvasm");
+    let shown = input.to_str().unwrap();
+    let text = std::fs::read_to_string(&input).unwrap();
+    let err = compile(Source::spirv_text(&text).named(shown), &Options::pica()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Rejected);
+    assert_eq!(err.diagnostics().0[0].rule, "cfg.back-edge-target");
+    let out = Command::new(env!("CARGO_BIN_EXE_spv2pica"))
+        .args(["--check", shown])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        err.to_string(),
+        "Display is the CLI's text"
+    );
+    // Debug too, so `fn main() -> Result<(), spv2retro::Error>` prints it readably.
+    assert_eq!(format!("{err:?}"), err.to_string());
+}
+
+#[test]
+fn a_target_limit_is_an_error_value() {
+    // A fragment shader for the PICA200, and garbage: errors, not panics.
+    let bytes = std::fs::read(fixture("glsl/phong.frag.spv")).unwrap();
+    let err = compile(Source::spirv(&bytes), &Options::pica()).unwrap_err();
+    assert!(err.to_string().contains("error[entry.select]"), "{err}");
+    let err = compile(Source::spirv(&[1, 2, 3, 4, 5]), &Options::pica()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Rejected);
+}
+
+#[test]
+fn the_build_helper_writes_programs_reflection_and_a_module() {
+    let out = scratch("build-ok");
+    let outputs = Shaders::new()
+        .shader(fixture("glsl/mvp_color.vert.spv"), Options::pica())
+        .shader_named(
+            "phong",
+            fixture("glsl/phong.frag.spv"),
+            Options::agal(Profile::Baseline),
+        )
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    assert_eq!(outputs.shaders.len(), 2);
+    assert_eq!(outputs.shaders[0].module, "mvp_color");
+    let shbin = std::fs::read(out.join("mvp_color.shbin")).unwrap();
+    assert_eq!(shbin, outputs.shaders[0].compiled.bytes);
+    assert_eq!(&shbin[..4], b"DVLB");
+    let agal = std::fs::read(out.join("phong.agal")).unwrap();
+    assert_eq!(agal[0], 0xa0);
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub mod mvp_color {"), "{module}");
+    assert!(module.contains("pub mod phong {"), "{module}");
+    // Every uniform of the reflection has its constant, with its register.
+    for shader in &outputs.shaders {
+        for u in &shader.compiled.reflection.uniforms {
+            let number = u.register.trim_start_matches(char::is_alphabetic);
+            assert!(
+                module.contains(&format!("register: {number}, component: {}", u.component)),
+                "{} in {module}",
+                u.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_build_helper_stops_on_the_first_bad_shader_with_its_file() {
+    let out = scratch("build-bad");
+    let bad = fixture("invalid/cfg.back-edge-target--selfloop.spvasm");
+    let err = Shaders::new()
+        .shader(fixture("glsl/mvp_color.vert.spv"), Options::pica())
+        .shader(&bad, Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!("{}: error[cfg.back-edge-target]", bad.display())),
+        "{text}"
+    );
+    assert!(text.contains("-->"), "it points at the instruction: {text}");
+    assert!(
+        !out.join("shaders.rs").exists(),
+        "no module for a failed build"
+    );
+
+    let err = Shaders::new()
+        .shader(fixture("glsl/mvp_color.vert.spv"), Options::pica())
+        .shader(fixture("glsl/mvp_color.vert.opt.spv"), Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap_err();
+    assert!(err.to_string().contains("shader_named"), "{err}");
+}

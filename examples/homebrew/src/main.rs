@@ -1,0 +1,66 @@
+//! What a 3DS homebrew's renderer does with its shaders, minus the hardware: the program's
+//! bytes come from `include_bytes!` (4-byte aligned, as `DVLB_ParseFile` reads words) and the
+//! uniform locations are constants, not string look-ups. On the console this would be
+//!
+//! ```text
+//! let dvlb = DVLB_ParseFile(shaders::vshader::BYTES.as_ptr() as *mut u32,
+//!                           shaders::vshader::BYTES.len() as u32);
+//! C3D_FVUnifMtx4x4(GPU_VERTEX_SHADER, shaders::vshader::PROJECTION.register as i32, &projection);
+//! ```
+//!
+//! Here it prints what it would upload, one line per uniform, which the workspace's
+//! integration test compares with the reflection.
+
+mod shaders {
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}
+
+/// A program's name, bytes and uniforms.
+type Program = (
+    &'static str,
+    &'static [u8],
+    &'static [(&'static str, shaders::Uniform)],
+);
+
+fn main() {
+    let programs: [Program; 3] = [
+        (
+            "vshader",
+            shaders::vshader::BYTES,
+            shaders::vshader::UNIFORMS,
+        ),
+        (
+            "sprite_vs",
+            shaders::sprite_vs::BYTES,
+            shaders::sprite_vs::UNIFORMS,
+        ),
+        (
+            "sprite_fs",
+            shaders::sprite_fs::BYTES,
+            shaders::sprite_fs::UNIFORMS,
+        ),
+    ];
+    for (name, bytes, uniforms) in programs {
+        let aligned = (bytes.as_ptr() as usize).is_multiple_of(4);
+        println!("program {name} {} bytes aligned={aligned}", bytes.len());
+        for (uniform, u) in uniforms {
+            println!(
+                "uniform {name} {uniform} {}{} {} {}",
+                u.file, u.register, u.component, u.count
+            );
+        }
+    }
+    // The matrices a citro3d renderer uploads, by constant rather than by name.
+    let projection = shaders::vshader::PROJECTION;
+    let model_view = shaders::vshader::MODEL_VIEW;
+    println!(
+        "upload projection to c{}..c{}, modelView to c{}..c{}",
+        projection.register,
+        projection.register + projection.count - 1,
+        model_view.register,
+        model_view.register + model_view.count - 1
+    );
+    for (register, value) in shaders::sprite_fs::CONSTANTS {
+        println!("constant sprite_fs fc{register} {value:?}");
+    }
+}

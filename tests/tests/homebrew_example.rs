@@ -1,0 +1,193 @@
+//! `examples/homebrew` built the way a user builds it (`cargo build --offline`, reusing the
+//! workspace's lock file and dependencies): its build script compiles GLSL shaders with
+//! `spv2retro::build`, and its program includes the results. Checked here: the `.shbin` in
+//! its OUT_DIR loads in the PICA simulator and computes what the shader says, and the
+//! constants the generated module gives the program match the reflection written beside it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use backend_pica::sim::{Simulator, Uniforms};
+use mir::reflect::Reflection;
+
+/// Builds the example; its OUT_DIR and its executable.
+fn build_example() -> (PathBuf, PathBuf) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output = Command::new(env!("CARGO"))
+        .current_dir(&root)
+        .args([
+            "build",
+            "--offline",
+            "--quiet",
+            "-p",
+            "homebrew-example",
+            "--message-format=json",
+        ])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building examples/homebrew failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut out_dir = None;
+    let mut executable = None;
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if !msg["package_id"]
+            .as_str()
+            .is_some_and(|p| p.contains("homebrew"))
+        {
+            continue;
+        }
+        match msg["reason"].as_str() {
+            Some("build-script-executed") => out_dir = msg["out_dir"].as_str().map(PathBuf::from),
+            Some("compiler-artifact") => {
+                if let Some(e) = msg["executable"].as_str() {
+                    executable = Some(PathBuf::from(e));
+                }
+            }
+            _ => {}
+        }
+    }
+    (
+        out_dir.expect("cargo reports the build script's OUT_DIR"),
+        executable.expect("cargo reports the executable"),
+    )
+}
+
+fn reflection(out_dir: &Path, module: &str) -> Reflection {
+    let text = std::fs::read_to_string(out_dir.join(format!("{module}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn register(r: &Reflection, name: &str) -> usize {
+    let u = r.uniforms.iter().find(|u| u.name == name).unwrap();
+    u.register
+        .trim_start_matches(char::is_alphabetic)
+        .parse()
+        .unwrap()
+}
+
+fn mat_vec(columns: &[[f32; 4]; 4], v: [f32; 4]) -> [f32; 4] {
+    std::array::from_fn(|row| (0..4).map(|c| columns[c][row] * v[c]).sum())
+}
+
+#[test]
+fn the_homebrew_example_builds_offline_and_its_outputs_agree() {
+    let (out_dir, executable) = build_example();
+
+    // The .shbin runs in the simulator and computes the shader's formulas.
+    let shbin = std::fs::read(out_dir.join("vshader.shbin")).unwrap();
+    assert_eq!(shbin.len() % 4, 0, "a .shbin is whole words");
+    let sim = Simulator::new(&shbin).expect("the .shbin loads");
+    let r = reflection(&out_dir, "vshader");
+    let projection = [
+        [1.5, 0.0, 0.0, 0.0],
+        [0.0, 2.0, 0.0, 0.0],
+        [0.0, 0.0, -1.0, -1.0],
+        [0.0, 0.0, -0.5, 0.0],
+    ];
+    let model_view = [
+        [0.0, 1.0, 0.0, 0.0],
+        [-1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.25, -0.25, -3.0, 1.0],
+    ];
+    let (light_dir, light_color, ambient) = (
+        [0.0, 0.0, -1.0, 0.0],
+        [0.5, 0.25, 1.0, 1.0],
+        [0.125, 0.125, 0.25, 1.0],
+    );
+    let mut u = Uniforms::default();
+    for (name, columns) in [("projection", projection), ("modelView", model_view)] {
+        let at = register(&r, name);
+        u.float[at..at + 4].copy_from_slice(&columns);
+    }
+    u.float[register(&r, "lightDir")] = light_dir;
+    u.float[register(&r, "lightColor")] = light_color;
+    u.float[register(&r, "ambient")] = ambient;
+    let (position, texcoord) = ([0.5f32, -1.0, 2.0], [0.25f32, 0.75]);
+    let normal = [0.6f32, 0.0, 0.8];
+    let mut inputs = [[0.0f32; 4]; 16];
+    inputs[0] = [position[0], position[1], position[2], 1.0];
+    inputs[1] = [texcoord[0], texcoord[1], 0.0, 1.0];
+    inputs[2] = [normal[0], normal[1], normal[2], 1.0];
+    let out = sim.run(0, &inputs, &u).expect("the program runs");
+
+    let eye = mat_vec(&model_view, inputs[0]);
+    let want_position = mat_vec(&projection, eye);
+    let n = mat_vec(&model_view, [normal[0], normal[1], normal[2], 0.0]);
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    let diffuse =
+        (-(n[0] * light_dir[0] + n[1] * light_dir[1] + n[2] * light_dir[2]) / len).max(0.0);
+    let want_color: [f32; 4] = std::array::from_fn(|i| ambient[i] + light_color[i] * diffuse);
+    let reg = |name: &str| -> usize {
+        let o = r
+            .outputs
+            .iter()
+            .find(|o| o.name == name || o.builtin.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no output {name} in {:?}", r.outputs));
+        o.register.trim_start_matches('o').parse().unwrap()
+    };
+    let close = |got: [f32; 4], want: [f32; 4], lanes: usize, what: &str| {
+        for i in 0..lanes {
+            assert!(
+                (got[i] - want[i]).abs() <= 2e-3 * want[i].abs().max(1.0),
+                "{what}: got {got:?}, want {want:?}"
+            );
+        }
+    };
+    close(
+        out.outputs[reg("Position")],
+        want_position,
+        4,
+        "gl_Position",
+    );
+    close(out.outputs[reg("outColor")], want_color, 4, "outColor");
+    close(
+        out.outputs[reg("outTexCoord")],
+        [texcoord[0], texcoord[1], 0.0, 0.0],
+        2,
+        "outTexCoord",
+    );
+
+    // The program's constants (printed by it) are the reflection's registers.
+    let run = Command::new(&executable)
+        .output()
+        .expect("the example runs");
+    assert!(run.status.success());
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let mut compared = 0;
+    for module in ["vshader", "sprite_vs", "sprite_fs"] {
+        let r = reflection(&out_dir, module);
+        assert!(
+            stdout.contains(&format!("program {module} ")) && stdout.contains("aligned=true"),
+            "{stdout}"
+        );
+        for u in &r.uniforms {
+            let line = format!(
+                "uniform {module} {} {} {} {}",
+                u.name, u.register, u.component, u.count
+            );
+            assert!(
+                stdout.lines().any(|l| l == line),
+                "missing {line:?} in\n{stdout}"
+            );
+            compared += 1;
+        }
+        for k in &r.constants {
+            if module == "sprite_fs" {
+                let line = format!("constant {module} {} {:?}", k.register, k.value);
+                assert!(
+                    stdout.lines().any(|l| l == line),
+                    "missing {line:?} in\n{stdout}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 8, "only {compared} constants compared");
+}
