@@ -34,6 +34,9 @@ struct DomTree {
     post: Vec<u32>,
     depth: Vec<u32>,
     reachable: Vec<bool>,
+    /// The node whose `pre` number is the index (`usize::MAX` at `post` numbers): a
+    /// subtree is the contiguous range between its root's `pre` and `post`.
+    by_pre: Vec<usize>,
 }
 
 impl DomTree {
@@ -58,16 +61,19 @@ impl DomTree {
         }
         let (mut pre, mut post, mut depth) = (vec![0; n], vec![0; n], vec![0; n]);
         let mut counter = 0;
+        let mut by_pre = Vec::with_capacity(2 * n);
         // Iterative DFS over the tree.
         let mut stack = vec![(root, false)];
         while let Some((node, done)) = stack.pop() {
             if done {
                 post[node] = counter;
                 counter += 1;
+                by_pre.push(usize::MAX);
                 continue;
             }
             pre[node] = counter;
             counter += 1;
+            by_pre.push(node);
             stack.push((node, true));
             for &child in children[node].iter().rev() {
                 depth[child] = depth[node] + 1;
@@ -80,7 +86,21 @@ impl DomTree {
             post,
             depth,
             reachable,
+            by_pre,
         }
+    }
+
+    /// The nodes `a` dominates (itself included), in tree preorder.
+    fn dominated_by(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+        let range = if self.reachable[a] {
+            self.pre[a] as usize..self.post[a] as usize
+        } else {
+            0..0
+        };
+        self.by_pre[range]
+            .iter()
+            .copied()
+            .filter(|&b| b != usize::MAX)
     }
 
     /// Whether `a` dominates `b` (every node dominates itself).
@@ -935,11 +955,17 @@ fn constructs(c: &mut Checker<'_>, cfg: &Cfg<'_>, s: &Structure, headers: &[Head
         }
     }
     let ks = Constructs { s, headers, list };
-    let n = f.blocks.len();
     let name = |c: &Checker<'_>, i: usize| c.id(cfg.label(i));
     for k in &ks.list {
         let h = *ks.header(k);
-        let members: Vec<usize> = (0..n).filter(|&b| ks.contains(k, b)).collect();
+        // Every block of a construct is dominated by its entry: look only there (a scan of
+        // all blocks per construct made validation quadratic in the function's size).
+        let mut members: Vec<usize> = s
+            .dom
+            .dominated_by(k.entry)
+            .filter(|&b| ks.contains(k, b))
+            .collect();
+        members.sort_unstable();
         let member_set: HashSet<usize> = members.iter().copied().collect();
         let what = format!("{} construct headed by {}", k.kind.name(), name(c, k.entry));
         // Entries: from outside only to the entry block.

@@ -31,9 +31,10 @@ pub fn run(f: &mut Function) -> bool {
 }
 
 /// How far ahead (in instructions) a move looks for readers. Past it a value counts as
-/// read (so nothing moves on its account): the pass stays linear in a block's length, and
-/// only blocks longer than any program the targets can hold are affected.
-const WINDOW: usize = 512;
+/// read (so nothing moves on its account): the pass stays linear in a block's length.
+/// Only blocks longer than any program the targets hold are affected (a MIR instruction
+/// is at least one PICA instruction or AGAL token, and AGAL 3 runs at most 2048).
+const WINDOW: usize = 2048;
 
 fn sink_block(f: &mut Function, b: BlockId, live_out: &HashSet<Value>) -> bool {
     let mut insts = f.blocks[b].insts.clone();
