@@ -421,3 +421,52 @@ fn spv2agal_limit_errors_name_the_limit_and_leave_no_file() {
     );
     assert!(target.exists());
 }
+
+#[test]
+fn two_runs_write_identical_files() {
+    // Separate processes: different hash seeds, same bytes.
+    let dir = std::env::temp_dir().join(format!("spv2retro-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (bin, file, extra) in [
+        (PICA, "glsl/ctr_lenny.vert.spv", &[][..]),
+        (
+            AGAL,
+            "glsl/phong.frag.spv",
+            &["--fragment", "--profile", "standard"][..],
+        ),
+    ] {
+        let input = fixture(file);
+        let mut outputs = Vec::new();
+        for run in 0..2 {
+            let out = dir.join(format!("run{run}"));
+            let reflect = dir.join(format!("run{run}.json"));
+            let status = run_status(bin, &input, &out, &reflect, extra);
+            assert!(status, "{file}");
+            outputs.push((
+                std::fs::read(&out).unwrap(),
+                std::fs::read(&reflect).unwrap(),
+            ));
+        }
+        assert!(outputs[0] == outputs[1], "{file}: the two runs differ");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn run_status(
+    bin: &str,
+    input: &std::path::Path,
+    out: &std::path::Path,
+    reflect: &std::path::Path,
+    extra: &[&str],
+) -> bool {
+    Command::new(bin)
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .arg("--reflect")
+        .arg(reflect)
+        .args(extra)
+        .status()
+        .unwrap()
+        .success()
+}

@@ -280,6 +280,34 @@ fn limit_tokens() {
 }
 
 #[test]
+fn limit_tokens_at_the_boundary() {
+    // Exactly each profile's token limit compiles; one more is refused with both counts.
+    let chain = |n: u32| {
+        let mut m = module(mir::Stage::Vertex);
+        uniform(&mut m, "k", 0, 4);
+        let mut x = input(&mut m, 0);
+        for i in 0..n {
+            let k = ins(&mut m, Op::LoadUniform { register: i % 4 }, vec![], 4);
+            x = ins(&mut m, Op::Mul, vec![Operand::new(x), Operand::new(k)], 4);
+        }
+        output(&mut m, None, Some(BuiltIn::Position), 4);
+        finish(m, vec![x])
+    };
+    for (profile, limit) in [(Profile::Baseline, 200), (Profile::Standard, 1024)] {
+        let at = compiles(&chain(limit), profile);
+        assert_eq!(at.program.instructions.len(), limit as usize, "{profile}");
+        let e = rejected(&chain(limit + 1), &options(profile));
+        assert!(
+            e.contains(&format!(
+                "the program is {} instructions long; the {profile} profile allows {limit}",
+                limit + 1
+            )),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn limit_temporaries() {
     let m = fixture("builtins.vert.spv");
     let e = rejected(&m, &options(Profile::BaselineConstrained));

@@ -331,3 +331,54 @@ fn rematerialisation_makes_room() {
         }
     }
 }
+
+#[test]
+fn exactly_512_instructions_compile_and_513_do_not() {
+    // A chain of n multiplies by a uniform is n instructions plus a fixed few; find the n
+    // where the program is 512 words long.
+    let chain = |n: usize| {
+        let mut body = String::from("vec4 x = a;\n");
+        for i in 0..n {
+            body += &format!("x = x * k[{}];\n", i % 4);
+        }
+        vertex(&format!(
+            "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+             layout(std140, binding=0) uniform U {{ vec4 k[4]; }};\n\
+             void main() {{ {body} o = x; gl_Position = a; }}"
+        ))
+    };
+    let words = |n: usize| compile(&chain(n), &Options::default()).map(|p| p.code.len());
+    let base = words(100).expect("100 multiplies fit");
+    let n = 100 + (512 - base);
+    assert_eq!(words(n).expect("512 words fit"), 512, "n = {n}");
+    let (rule, message) = refused(compile(&chain(n + 1), &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("513 instructions long"), "{message}");
+    assert!(message.contains("runs at most 512"), "{message}");
+}
+
+#[test]
+fn more_literal_registers_than_96() {
+    // A hundred different vec4 literals, each added after a multiply by a uniform: one
+    // register each. (This overflowed the pool's register numbering once: found by the
+    // megabyte test in huge_inputs.rs.)
+    let mut body = String::from("vec4 x = a;\n");
+    for i in 0..100 {
+        let v = i as f32 * 4.0;
+        body += &format!(
+            "x = x * k + vec4({}, {}, {}, {});\n",
+            v + 0.125,
+            v + 1.125,
+            v + 2.125,
+            v + 3.125
+        );
+    }
+    let m = vertex(&format!(
+        "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
+         layout(std140, binding=0) uniform U {{ vec4 k; }};\n\
+         void main() {{ {body} o = x; gl_Position = a; }}"
+    ));
+    let (rule, message) = refused(compile(&m, &Options::default()));
+    assert_eq!(rule, "pica.limit", "{message}");
+    assert!(message.contains("the PICA200 has 96"), "{message}");
+}

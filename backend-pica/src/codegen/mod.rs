@@ -163,6 +163,16 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         .map(|u| u.register + u.count)
         .max()
         .unwrap_or(0);
+    if pool.len() > usize::from(limits::FLOAT_UNIFORMS) {
+        return Err(diagnostics(vec![Diagnostic::error(
+            "pica.limit",
+            format!(
+                "the program's literals need {} float registers; the PICA200 has {}",
+                pool.len(),
+                limits::FLOAT_UNIFORMS
+            ),
+        )]));
+    }
     if let Some(lowest) = pool.lowest() {
         if top_uniform > u32::from(lowest) {
             return Err(diagnostics(vec![Diagnostic::error(

@@ -26,6 +26,12 @@ pub struct Placed {
 /// The highest register the pool uses.
 pub const TOP: u8 = 95;
 
+/// The register of the pool's `i`th entry (c95 first). Past c0 (more than 96 entries, which
+/// the code generator then refuses with the limit) every entry reads c0.
+fn register(i: usize) -> u8 {
+    TOP.saturating_sub(u8::try_from(i).unwrap_or(u8::MAX))
+}
+
 impl Pool {
     /// Places `values` (1 to 4 lanes) and says how to read them.
     pub fn place(&mut self, values: &[f32]) -> Placed {
@@ -36,7 +42,7 @@ impl Pool {
             for (want, neg) in [(&bits, false), (&negated, true)] {
                 if let Some(sw) = find_all(reg, want) {
                     return Placed {
-                        reg: TOP - i as u8,
+                        reg: register(i),
                         swizzle: sw,
                         neg,
                     };
@@ -57,7 +63,7 @@ impl Pool {
                 }
                 let sw = find_all(&self.regs[i], &bits).unwrap_or(Swizzle::IDENTITY);
                 return Placed {
-                    reg: TOP - i as u8,
+                    reg: register(i),
                     swizzle: sw,
                     neg: false,
                 };
@@ -75,7 +81,7 @@ impl Pool {
         self.regs.push(reg);
         let i = self.regs.len() - 1;
         Placed {
-            reg: TOP - i as u8,
+            reg: register(i),
             swizzle: find_all(&self.regs[i], &bits).unwrap_or(Swizzle::IDENTITY),
             neg: false,
         }
@@ -93,7 +99,7 @@ impl Pool {
 
     /// The lowest register it uses, if any.
     pub fn lowest(&self) -> Option<u8> {
-        (!self.regs.is_empty()).then(|| TOP + 1 - self.regs.len() as u8)
+        (!self.regs.is_empty()).then(|| register(self.regs.len() - 1))
     }
 
     /// Each register with its four values (free lanes are 0), c95 first.
@@ -101,7 +107,7 @@ impl Pool {
         self.regs
             .iter()
             .enumerate()
-            .map(|(i, r)| (TOP - i as u8, r.map(|l| f32::from_bits(l.unwrap_or(0)))))
+            .map(|(i, r)| (register(i), r.map(|l| f32::from_bits(l.unwrap_or(0)))))
             .collect()
     }
 }
