@@ -1,0 +1,140 @@
+//! `cargo run -p tests --bin size-report`: what every corpus shader compiles to, as a
+//! markdown table: its SPIR-V instruction count; PICA200 instructions, operand descriptors
+//! and constant registers; AGAL tokens, temporaries and constant registers (baseline
+//! profile, or standard where baseline refuses it); and the hand-written count where a
+//! library or example ships the same shader in assembly.
+
+use spv2retro::{Options, Profile, Source, Stage, compile};
+
+/// Hand-written programs the corpus reimplements in GLSL: (fixture stem, target,
+/// instructions, where it comes from).
+const HAND_WRITTEN: &[(&str, &str, usize, &str)] = &[
+    ("ctr_simple_tri.vert", "pica", 8, "3ds-examples simple_tri"),
+    ("ctr_skybox.vert", "pica", 12, "3ds-examples skybox"),
+    (
+        "ctr_textured_cube.vert",
+        "pica",
+        34,
+        "3ds-examples textured_cube",
+    ),
+    ("ctr_lenny.vert", "pica", 29, "3ds-examples lenny"),
+    ("stage3d_mesh.vert", "agal", 3, "Starling mesh VS"),
+    ("starling_mesh.frag", "agal", 2, "Starling mesh FS"),
+    (
+        "stage3d_color_matrix.frag",
+        "agal",
+        7,
+        "Starling color matrix",
+    ),
+    ("stage3d_blur.frag", "agal", 14, "Starling 5-tap blur"),
+    ("stage3d_skybox.vert", "agal", 3, "Away3D skybox VS"),
+    ("skybox.frag", "agal", 2, "Away3D skybox FS"),
+];
+
+/// SPIR-V instructions in a binary module (after the 5-word header).
+fn instructions(bytes: &[u8]) -> usize {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let mut at = 5;
+    let mut n = 0;
+    while at < words.len() {
+        at += (words[at] >> 16).max(1) as usize;
+        n += 1;
+    }
+    n
+}
+
+fn main() {
+    let mut rows = Vec::new();
+    for path in tests::fixture_files("glsl", ".spv") {
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let stem = file.strip_suffix(".spv").unwrap().to_string();
+        // One row per source: the unoptimised glslang module.
+        if stem.contains(".opt")
+            || stem.contains(".g")
+            || stem.contains(".v13")
+            || stem.contains("optsize")
+        {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let stage = if stem.ends_with(".frag") || stem.contains(".ps.") {
+            Stage::Fragment
+        } else {
+            Stage::Vertex
+        };
+        let source = Source::spirv(&bytes).named(&file);
+        let pica = match stage {
+            Stage::Vertex => match compile(source, &Options::pica()) {
+                Ok(p) => {
+                    let s = &p.reflection.stats;
+                    format!(
+                        "{} | {} | {}",
+                        s.instructions,
+                        s.operand_descriptors.unwrap_or(0),
+                        s.constant_registers
+                    )
+                }
+                Err(e) => format!("{} | | ", rule(&e)),
+            },
+            _ => "– | – | –".to_string(),
+        };
+        let agal = [Profile::Baseline, Profile::Standard]
+            .into_iter()
+            .map(|profile| {
+                (
+                    profile,
+                    compile(source, &Options::agal(profile).stage(stage)),
+                )
+            })
+            .find(|(_, r)| r.is_ok());
+        let agal = match agal {
+            Some((profile, Ok(p))) => {
+                let s = &p.reflection.stats;
+                format!(
+                    "{}{} | {} | {}",
+                    s.instructions,
+                    if profile == Profile::Baseline {
+                        ""
+                    } else {
+                        " (standard)"
+                    },
+                    s.temporaries,
+                    s.constant_registers
+                )
+            }
+            _ => match compile(source, &Options::agal(Profile::Standard).stage(stage)) {
+                Err(e) => format!("{} | | ", rule(&e)),
+                Ok(_) => unreachable!("found above"),
+            },
+        };
+        let hand = HAND_WRITTEN
+            .iter()
+            .filter(|h| h.0 == stem)
+            .map(|h| format!("{} {}: {}", h.1, h.3, h.2))
+            .collect::<Vec<_>>()
+            .join("; ");
+        rows.push(format!(
+            "| {stem} | {} | {pica} | {agal} | {hand} |",
+            instructions(&bytes)
+        ));
+    }
+    println!(
+        "| shader | SPIR-V insts | PICA insts | PICA descriptors | PICA constants | AGAL tokens | AGAL temps | AGAL constants | hand-written |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// The rule of an error's first diagnostic (`pica.limit`), for a table cell.
+fn rule(e: &spv2retro::Error) -> String {
+    e.diagnostics()
+        .0
+        .first()
+        .map(|d| format!("refused: {}", d.rule))
+        .unwrap_or_else(|| "refused".into())
+}
