@@ -148,6 +148,60 @@ impl Shaders {
     /// Compiles every shader, writes the programs, their reflection and the Rust module,
     /// and prints `cargo:rerun-if-changed` for every input. The first shader that fails
     /// stops the build with its diagnostic (file, rule, instruction and position).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = std::env::temp_dir().join(format!("spv2retro-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// // A vertex shader with one uniform block { mat4 mvp; }, as SPIR-V assembly.
+    /// std::fs::write(dir.join("mvp.spvasm"), "
+    ///                OpCapability Shader
+    ///                OpMemoryModel Logical GLSL450
+    ///                OpEntryPoint Vertex %main \"main\" %pos %out
+    ///                OpName %Block \"Block\"
+    ///                OpMemberName %Block 0 \"mvp\"
+    ///                OpDecorate %pos Location 0
+    ///                OpDecorate %out BuiltIn Position
+    ///                OpDecorate %Block Block
+    ///                OpMemberDecorate %Block 0 Offset 0
+    ///                OpMemberDecorate %Block 0 ColMajor
+    ///                OpMemberDecorate %Block 0 MatrixStride 16
+    ///        %void = OpTypeVoid
+    ///          %fn = OpTypeFunction %void
+    ///       %float = OpTypeFloat 32
+    ///        %vec4 = OpTypeVector %float 4
+    ///        %mat4 = OpTypeMatrix %vec4 4
+    ///       %Block = OpTypeStruct %mat4
+    ///      %ptr_ub = OpTypePointer Uniform %Block
+    ///     %ptr_mat = OpTypePointer Uniform %mat4
+    ///         %int = OpTypeInt 32 1
+    ///       %int_0 = OpConstant %int 0
+    ///      %in_ty  = OpTypePointer Input %vec4
+    ///      %out_ty = OpTypePointer Output %vec4
+    ///         %pos = OpVariable %in_ty Input
+    ///         %out = OpVariable %out_ty Output
+    ///           %u = OpVariable %ptr_ub Uniform
+    ///        %main = OpFunction %void None %fn
+    ///       %entry = OpLabel
+    ///           %p = OpLoad %vec4 %pos
+    ///          %mp = OpAccessChain %ptr_mat %u %int_0
+    ///           %m = OpLoad %mat4 %mp
+    ///           %r = OpMatrixTimesVector %vec4 %m %p
+    ///                OpStore %out %r
+    ///                OpReturn
+    ///                OpFunctionEnd
+    /// ")?;
+    /// let outputs = spv2retro::build::Shaders::new()
+    ///     .shader(dir.join("mvp.spvasm"), spv2retro::Options::pica())
+    ///     .out_dir(&dir)
+    ///     .compile()?;
+    /// assert!(dir.join("mvp.shbin").exists());
+    /// let module = std::fs::read_to_string(&outputs.module)?;
+    /// assert!(module.contains("pub const MVP: Uniform = Uniform { file: \"c\", register: 0"));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn compile(self) -> Result<Outputs, Error> {
         let out_dir = match self.out_dir.clone() {
             Some(d) => d,

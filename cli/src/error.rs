@@ -11,6 +11,17 @@ use mir::Diagnostics;
 /// spv2retro::Error>` in a build script prints something readable) render exactly what
 /// `spv2pica` and `spv2agal` print: the input's name, the rule broken, the instruction and
 /// its word offset, and the source line when the module carries one.
+///
+/// ```
+/// use spv2retro::{ErrorKind, Options, Source, compile};
+///
+/// // Four bytes are no SPIR-V module.
+/// let err = compile(Source::spirv(&[1, 2, 3, 4]).named("bad.spv"), &Options::pica())
+///     .unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Rejected);
+/// assert!(err.to_string().starts_with("bad.spv: error["));
+/// assert!(!err.diagnostics().0.is_empty());
+/// ```
 #[derive(Clone)]
 pub struct Error {
     kind: ErrorKind,

@@ -47,6 +47,8 @@
 //! # Ok::<(), spv2retro::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod build;
 mod compile;
 mod error;
