@@ -116,6 +116,21 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
     // readers (rematerialisation) and try once more.
     let mut pool = pool::Pool::default();
     let mut selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+    // Every selected instruction is one word: past the limit already, no allocation (the
+    // slowest step on a program that large) can help.
+    let words = (0..selected.code.len())
+        .filter(|&i| selected.code.inst(i).is_some())
+        .count();
+    if words > limits::MAX_VERTEX_CODE_WORDS {
+        return Err(diagnostics(vec![Diagnostic::error(
+            "pica.limit",
+            format!(
+                "the program is at least {words} instructions long (before register moves \
+                 and control flow); the PICA200 runs at most {}",
+                limits::MAX_VERTEX_CODE_WORDS
+            ),
+        )]));
+    }
     let mut allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
     if matches!(allocated, Err(AllocError::TooManyLive { .. }))
         && mir::passes::remat::run(&mut m.function)
