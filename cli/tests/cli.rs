@@ -470,3 +470,53 @@ fn run_status(
         .unwrap()
         .success()
 }
+
+#[test]
+fn glsl_and_wgsl_inputs_compile_without_glslang() {
+    let dir = std::env::temp_dir().join(format!("spv2retro-glsl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vert =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/homebrew/shaders/vshader.vert");
+    let out = dir.join("v.shbin");
+    let o = run(
+        PICA,
+        &[vert.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(&std::fs::read(&out).unwrap()[..4], b"DVLB");
+
+    let wgsl = dir.join("tint.wgsl");
+    std::fs::write(
+        &wgsl,
+        "@group(0) @binding(0) var<uniform> tint: vec4<f32>;\n\
+         @fragment fn main(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c * tint; }\n",
+    )
+    .unwrap();
+    let o = run(
+        AGAL,
+        &[wgsl.to_str().unwrap(), "--emit", "asm", "-o", "-"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("mul oc, v0, fc0"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+
+    let bad = dir.join("bad.frag");
+    std::fs::write(
+        &bad,
+        "#version 450\nlayout(location=0) out vec4 c;\nvoid main() { c = ; }\n",
+    )
+    .unwrap();
+    let o = run(AGAL, &["--check", bad.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("error[naga.glsl]") && err.contains(":3:"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

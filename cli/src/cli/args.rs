@@ -7,8 +7,9 @@ use clap::Args;
 /// The input and the options every run takes.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// The SPIR-V module: a binary (`.spv`, either byte order) or assembly text (`.spvasm`);
-    /// `-` reads standard input.
+    /// The shader: a SPIR-V binary (`.spv`, either byte order), SPIR-V assembly text
+    /// (`.spvasm`), GLSL (`.vert`, `.frag`, `.glsl`) or WGSL (`.wgsl`, both through naga's
+    /// front ends); `-` reads standard input (SPIR-V).
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 

@@ -77,12 +77,23 @@ impl From<crate::Error> for Failure {
 }
 
 /// The library's source for a file's bytes: by extension, else by content.
-fn source<'a>(path: &Path, bytes: &'a [u8], display: &'a str) -> anyhow::Result<Source<'a>> {
+/// GLSL files take their stage from the extension (`.vert`, `.frag`), else from
+/// `--vertex`/`--fragment`, else vertex.
+fn source<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    display: &'a str,
+    stage: Option<Stage>,
+) -> anyhow::Result<Source<'a>> {
+    let text = || {
+        std::str::from_utf8(bytes).map_err(|e| anyhow!("{display}: source text is not UTF-8: {e}"))
+    };
     let source = match path.extension().and_then(|e| e.to_str()) {
-        Some("spvasm") => Source::spirv_text(
-            std::str::from_utf8(bytes)
-                .map_err(|e| anyhow!("{display}: assembly text is not UTF-8: {e}"))?,
-        ),
+        Some("spvasm") => Source::spirv_text(text()?),
+        Some("vert") => Source::glsl(text()?, Stage::Vertex),
+        Some("frag") => Source::glsl(text()?, Stage::Fragment),
+        Some("glsl") => Source::glsl(text()?, stage.unwrap_or(Stage::Vertex)),
+        Some("wgsl") => Source::wgsl(text()?),
         _ => Source::spirv(bytes),
     };
     Ok(source.named(display))
@@ -92,7 +103,7 @@ fn source<'a>(path: &Path, bytes: &'a [u8], display: &'a str) -> anyhow::Result<
 pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
     let display = display_name(&common.input);
     let bytes = read_input(&common.input)?;
-    let source = source(&common.input, &bytes, &display)?;
+    let source = source(&common.input, &bytes, &display, stage)?;
     let options = target.options(common, stage);
     let emits_mir = match target {
         Target::Pica(p) => p.emit == PicaEmit::Mir,
@@ -167,7 +178,10 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
     } else {
         Stage::Vertex
     });
-    let compiled = crate::compile(source(other, &bytes, &shown)?, &other_options)?;
+    let compiled = crate::compile(
+        source(other, &bytes, &shown, other_options.stage)?,
+        &other_options,
+    )?;
     let (v, f) = if mine_vertex {
         (program, &compiled)
     } else {
