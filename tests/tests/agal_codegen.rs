@@ -308,6 +308,33 @@ fn limit_tokens_at_the_boundary() {
 }
 
 #[test]
+fn limit_constants_at_the_boundary() {
+    // AGAL 1 fragment programs have fc0 to fc27: 28 registers of uniforms fit, 29 do not.
+    let palette = |registers: u32| {
+        let mut m = module(mir::Stage::Fragment);
+        uniform(&mut m, "palette", 0, registers);
+        let u = ins(
+            &mut m,
+            Op::LoadUniform {
+                register: registers - 1,
+            },
+            vec![],
+            4,
+        );
+        output(&mut m, Some(0), None, 4);
+        finish(m, vec![u])
+    };
+    compiles(&palette(28), Profile::Baseline);
+    let e = rejected(&palette(29), &options(Profile::Baseline));
+    assert!(
+        e.contains(
+            "the uniforms take 29 constant registers; the baseline profile has 28 fc registers"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn limit_temporaries() {
     let m = fixture("builtins.vert.spv");
     let e = rejected(&m, &options(Profile::BaselineConstrained));
