@@ -75,19 +75,9 @@ pub struct Outputs {
     pub shaders: Vec<Output>,
 }
 
-/// The file extensions taken as shaders when a folder is given.
-const SHADER_EXTENSIONS: &[&str] = &[
-    "spv",
-    "spvasm",
-    #[cfg(feature = "glsl")]
-    "vert",
-    #[cfg(feature = "glsl")]
-    "frag",
-    #[cfg(feature = "glsl")]
-    "glsl",
-    #[cfg(feature = "wgsl")]
-    "wgsl",
-];
+/// The file extensions taken as shaders when a folder is given (GLSL and WGSL files without
+/// their feature are reported, not skipped).
+const SHADER_EXTENSIONS: &[&str] = &["spv", "spvasm", "vert", "frag", "glsl", "wgsl"];
 
 impl Shaders {
     /// No shaders yet; outputs go to `OUT_DIR`, the module to `OUT_DIR/shaders.rs`.
@@ -123,8 +113,8 @@ impl Shaders {
     }
 
     /// Compiles every shader file under `dir` (recursively; `.spv`, `.spvasm`, and with the
-    /// `glsl`/`wgsl` features `.vert`, `.frag`, `.glsl`, `.wgsl`) with `options`; `.vert` and
-    /// `.frag` files get their stage from the extension.
+    /// `glsl`/`wgsl` features `.vert`, `.frag`, `.glsl`, `.wgsl`, which are an error without
+    /// them) with `options`; `.vert` and `.frag` files get their stage from the extension.
     pub fn dir(mut self, dir: impl Into<PathBuf>, options: Options) -> Shaders {
         self.items.push(Item::Dir {
             path: dir.into(),
@@ -322,6 +312,10 @@ fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
         }
         #[cfg(feature = "wgsl")]
         "wgsl" => Source::wgsl(text()?),
+        #[cfg(not(feature = "glsl"))]
+        "vert" | "frag" | "glsl" => return Err(needs_feature(&shown, "glsl")),
+        #[cfg(not(feature = "wgsl"))]
+        "wgsl" => return Err(needs_feature(&shown, "wgsl")),
         _ => Source::spirv(&bytes),
     };
     let mut options = options.clone();
@@ -333,6 +327,19 @@ fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
         };
     }
     compile(source.named(&shown), &options)
+}
+
+/// A source language the build was not configured for.
+#[cfg(any(not(feature = "glsl"), not(feature = "wgsl")))]
+fn needs_feature(shown: &str, feature: &str) -> Error {
+    Error::other(
+        ErrorKind::Rejected,
+        format!(
+            "{shown}: {} source needs spv2retro's `{feature}` feature (features = [\"{feature}\"] \
+             in the build-dependency), or compile it to SPIR-V first",
+            feature.to_uppercase()
+        ),
+    )
 }
 
 /// Writes through a temporary file renamed into place, and only when the content changed
