@@ -384,7 +384,7 @@ impl Function {
     /// Replaces the uses of every value in `map` at once (one walk over the function, where
     /// calling [`Function::replace_uses`] per value would walk it once each). A replacement
     /// that is itself replaced is followed.
-    pub fn replace_uses_all(&mut self, map: &std::collections::HashMap<Value, Operand>) {
+    pub fn replace_uses_all(&mut self, map: &crate::hash::HashMap<Value, Operand>) {
         if map.is_empty() {
             return;
         }
@@ -401,8 +401,8 @@ impl Function {
     }
 
     /// How many times each value is read, by instructions and terminators.
-    pub fn use_counts(&self) -> std::collections::HashMap<Value, usize> {
-        let mut uses = std::collections::HashMap::new();
+    pub fn use_counts(&self) -> crate::hash::HashMap<Value, usize> {
+        let mut uses = crate::hash::HashMap::default();
         for &b in &self.layout {
             for &i in &self.blocks[b].insts {
                 for a in &self.insts[i].args {
@@ -448,7 +448,7 @@ pub fn compose(inner: Operand, outer: Operand) -> Operand {
 /// would give, for one walk over the function instead of one per replaced value.
 #[derive(Debug, Default)]
 pub struct Replacements {
-    map: std::collections::HashMap<Value, Operand>,
+    map: crate::hash::HashMap<Value, Operand>,
 }
 
 impl Replacements {

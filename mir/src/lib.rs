@@ -24,6 +24,7 @@ pub mod cfg;
 pub mod diag;
 pub mod eval;
 pub mod func;
+pub mod hash;
 pub mod inst;
 pub mod liveness;
 pub mod module;

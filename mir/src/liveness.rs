@@ -5,7 +5,7 @@
 //! A temporary is a value the program computes. Constants, inputs and uniforms are not:
 //! both targets read them straight from their own register files.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::func::{BlockId, Function, Value, ValueDef};
 use crate::inst::Op;
@@ -32,7 +32,7 @@ pub fn is_temporary(f: &Function, v: Value) -> bool {
 
 /// The values live on entry to each block (indexed by block handle).
 pub fn live_in(f: &Function) -> Vec<HashSet<Value>> {
-    let mut live: Vec<HashSet<Value>> = vec![HashSet::new(); f.blocks.len()];
+    let mut live: Vec<HashSet<Value>> = vec![HashSet::default(); f.blocks.len()];
     loop {
         let mut changed = false;
         for &b in f.layout.iter().rev() {
@@ -49,7 +49,7 @@ pub fn live_in(f: &Function) -> Vec<HashSet<Value>> {
 }
 
 fn live_out(f: &Function, b: BlockId, live_in: &[HashSet<Value>]) -> HashSet<Value> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for s in f.blocks[b].term.successors() {
         out.extend(live_in[s.index()].iter().copied());
     }

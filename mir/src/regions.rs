@@ -40,7 +40,7 @@ pub struct Regions {
     /// The enclosing construct of each (an index into `constructs`).
     parents: Vec<Option<usize>>,
     /// Which construct each header opens.
-    by_header: std::collections::HashMap<BlockId, usize>,
+    by_header: crate::hash::HashMap<BlockId, usize>,
     /// The innermost construct holding each block, by block index.
     inner: Vec<Option<usize>>,
 }
@@ -63,7 +63,7 @@ impl Regions {
             .collect();
         // Outer constructs first: an enclosing header dominates, so it is shallower.
         constructs.sort_by_key(|c| doms.depth(c.header));
-        let by_header: std::collections::HashMap<BlockId, usize> = constructs
+        let by_header: crate::hash::HashMap<BlockId, usize> = constructs
             .iter()
             .enumerate()
             .map(|(i, c)| (c.header, i))

@@ -16,7 +16,7 @@
 //! spill slot is a failure (regalloc2 spills rather than fail); [`VCode::allocate`] reports
 //! how many temporaries the program would need instead.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::ops::Range;
 
 use regalloc2::{
@@ -103,7 +103,7 @@ impl<I> VCode<I> {
     pub fn new(f: &Function) -> VCode<I> {
         let preds = f.predecessors();
         let mut origins = Vec::new();
-        let mut split = std::collections::HashSet::new();
+        let mut split = crate::hash::HashSet::default();
         for &b in &f.layout {
             origins.push(Origin::Block(b));
             let succs = f.blocks[b].term.successors();
@@ -302,13 +302,13 @@ impl<I> VCode<I> {
     /// instruction where that happens.
     pub fn max_live(&self) -> (usize, usize) {
         let n = self.blocks.len();
-        let mut live_in: Vec<std::collections::HashSet<VReg>> = vec![Default::default(); n];
+        let mut live_in: Vec<crate::hash::HashSet<VReg>> = vec![Default::default(); n];
         let mut worst = (0, 0);
         for _round in 0..n + 2 {
             let mut changed = false;
             for bi in (0..n).rev() {
                 let b = &self.blocks[bi];
-                let mut live: std::collections::HashSet<VReg> = Default::default();
+                let mut live: crate::hash::HashSet<VReg> = Default::default();
                 for (k, s) in b.succs.iter().enumerate() {
                     live.extend(live_in[s.index()].iter().copied());
                     for p in &self.blocks[s.index()].params {

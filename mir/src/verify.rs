@@ -2,7 +2,7 @@
 //! lowering and, in tests and debug builds, after every pass, so a pass that breaks the IR is
 //! caught where it did so rather than as a wrong result three stages later.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 use std::fmt;
 
 use crate::cfg::Dominators;

@@ -15,7 +15,7 @@
 //! lane-wise operations (their sources are read through shifted swizzles) and dot products
 //! (which write their sum to every lane of the mask).
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use mir::func::{BlockId, Function, Terminator, Value};
 use mir::inst::Op;
@@ -43,7 +43,7 @@ pub fn plan(f: &Function, b: BlockId, exclude: &HashSet<Value>) -> HashMap<Value
     let end = block.insts.len();
     // Where each value of the block is defined and last used in it; values used elsewhere
     // are left out.
-    let mut def: HashMap<Value, usize> = HashMap::new();
+    let mut def: HashMap<Value, usize> = HashMap::default();
     for (k, &i) in block.insts.iter().enumerate() {
         let inst = &f.insts[i];
         if let Some(r) = inst.result() {
@@ -53,7 +53,7 @@ pub fn plan(f: &Function, b: BlockId, exclude: &HashSet<Value>) -> HashMap<Value
             }
         }
     }
-    let mut last: HashMap<Value, usize> = HashMap::new();
+    let mut last: HashMap<Value, usize> = HashMap::default();
     for (k, &i) in block.insts.iter().enumerate() {
         for a in &f.insts[i].args {
             if def.contains_key(&a.value) {
@@ -95,7 +95,7 @@ pub fn plan(f: &Function, b: BlockId, exclude: &HashSet<Value>) -> HashMap<Value
     order.sort();
     // Per pack and lane: the last use of the value holding it.
     let mut packs: Vec<[Option<usize>; 4]> = Vec::new();
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (at, v) in order {
         let lanes = usize::from(f.ty(v).lanes);
         let until = last[&v];

@@ -4,7 +4,7 @@
 //! construct of dot products with consecutive uniform registers; this finds them, so that
 //! the selector writes the construct's first lanes with one instruction.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{Function, Value, ValueDef};
 use mir::inst::{Op, Operand};

@@ -16,7 +16,7 @@
 //!   homogeneous dot product per row) become `dot4`s of one `vec4(p, 1)`, so that the
 //!   selector can fuse them into one `m44` or `m34`.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{Function, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};

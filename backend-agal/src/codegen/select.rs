@@ -19,7 +19,7 @@
 //!   single-lane read is replicated, and `kil` and the conditionals read replicated lanes;
 //! - `nrm`, `crs`, `m33` and `m34` write at most `.xyz`.
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
@@ -115,8 +115,8 @@ pub fn select(
 ) -> Result<VCode<VInst>, Vec<Diagnostic>> {
     let f = &module.function;
     let uses = f.use_counts();
-    let mut matrices = HashMap::new();
-    let mut fused = HashSet::new();
+    let mut matrices = HashMap::default();
+    let mut fused = HashSet::default();
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             let inst = &f.insts[i];
@@ -138,19 +138,19 @@ pub fn select(
         profile,
         version: profile.version(),
         code: VCode::new(f),
-        vregs: HashMap::new(),
+        vregs: HashMap::default(),
         errors: Vec::new(),
         span: Span::default(),
-        outputs_at: HashMap::new(),
-        places: HashMap::new(),
-        chains: HashMap::new(),
-        modified: HashMap::new(),
-        packed: HashMap::new(),
-        pack_versions: HashMap::new(),
+        outputs_at: HashMap::default(),
+        places: HashMap::default(),
+        chains: HashMap::default(),
+        modified: HashMap::default(),
+        packed: HashMap::default(),
+        pack_versions: HashMap::default(),
         matrices,
         fused,
         uses,
-        sampler_uses: HashMap::new(),
+        sampler_uses: HashMap::default(),
         pack_lanes,
         regions,
     };
@@ -459,7 +459,7 @@ impl Selector<'_> {
     /// block that runs once: computed straight into their output.
     fn output_places(&self) -> HashMap<Value, Place> {
         let f = self.f;
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
             Terminator::Return(values) => Some(values.clone()),
             _ => None,

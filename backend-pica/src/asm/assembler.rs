@@ -2,7 +2,7 @@
 //! and labels, per-DVLE tables and the uniform allocators; the line loop; and the final step that
 //! resolves procedure calls and entry points, encodes and builds the [`ShaderBinary`].
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use super::AsmError;
 use super::operand::{Alias, Reg};
@@ -221,7 +221,7 @@ impl Assembler {
             code: Vec::new(),
             stack: Vec::new(),
             last_was_end: false,
-            procs: HashMap::new(),
+            procs: HashMap::default(),
             proc_relocs: Vec::new(),
             dvles: Vec::new(),
             globals: Vec::new(),

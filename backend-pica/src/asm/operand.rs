@@ -11,7 +11,7 @@
 //! index on a register that is not a constant, and refuses a negative offset (which picasso drops
 //! without a word, index register and all).
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use super::text::parse_uint;
 use crate::operand::{Component, RelIndex, Swizzle};
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn forms() {
-        let mut a = HashMap::new();
+        let mut a = HashMap::default();
         a.insert("utab".to_string(), Alias::of(Reg::Const(1)));
         a.insert(
             "swz".to_string(),

@@ -13,7 +13,7 @@
 //! - Padding NOPs go where picasso puts them ([`crate::asm::padding`]), and a NOP between two
 //!   MOVAs, so that the listing of the result assembles to the same words.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{BlockId, Function, Structure, Terminator};
 use mir::vcode::{Allocated, Item, Origin, VCode};

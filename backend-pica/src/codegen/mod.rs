@@ -16,7 +16,7 @@ pub mod pool;
 pub mod select;
 pub mod vinst;
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::vcode::AllocError;
 use mir::{Diagnostic, Diagnostics, Module, Stage};
@@ -85,7 +85,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
 
     // Inputs: location L is vL.
     let mut errors = Vec::new();
-    let mut inputs = HashMap::new();
+    let mut inputs = HashMap::default();
     let mut input_mask = 0u16;
     for (_, input) in m.inputs.iter() {
         if input.location >= u32::from(limits::INPUT_REGISTERS) {

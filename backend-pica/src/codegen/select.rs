@@ -16,7 +16,7 @@
 //! What a branch tests is set up at the end of its block (CMP, or nothing for a bool
 //! uniform) and recorded in [`Selected::branches`] for the emitter.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
@@ -67,22 +67,22 @@ pub fn select(
         m: module,
         f,
         code: VCode::new(f),
-        vregs: HashMap::new(),
+        vregs: HashMap::default(),
         pool,
         inputs,
         errors: Vec::new(),
         a0: [None; 2],
         a0_next: 0,
-        abs: HashMap::new(),
-        branches: HashMap::new(),
+        abs: HashMap::default(),
+        branches: HashMap::default(),
         span: mir::Span::default(),
         lane: 0,
         shift_count: 1,
         uses: use_counts(f),
-        outputs_at: HashMap::new(),
+        outputs_at: HashMap::default(),
         mad_descriptors: Vec::new(),
-        places: HashMap::new(),
-        chains: HashMap::new(),
+        places: HashMap::default(),
+        chains: HashMap::default(),
     };
     s.outputs_at = output_places(f, outputs, &s.uses);
     // Block parameters first: a branch passes arguments to blocks not yet selected.
@@ -1095,7 +1095,7 @@ fn describe(op: Op) -> String {
 
 /// How many times each value is read, by instructions and terminators.
 fn use_counts(f: &Function) -> HashMap<Value, usize> {
-    let mut uses: HashMap<Value, usize> = HashMap::new();
+    let mut uses: HashMap<Value, usize> = HashMap::default();
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             for a in &f.insts[i].args {
@@ -1192,7 +1192,7 @@ fn output_places(
     outputs: &[Option<OutputSlot>],
     uses: &HashMap<Value, usize>,
 ) -> HashMap<Value, Place> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
         Terminator::Return(values) => Some(values.clone()),
         _ => None,

@@ -11,7 +11,7 @@
 //!   picasso's truncating conversion maps back to the stored bits.
 //! - Outputs are written with an explicit register and mask.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use crate::float24::F24;
 use crate::shbin::{Constant, Dvle, Semantic, ShaderType, UniformFile};
@@ -27,7 +27,7 @@ impl UniformSpace {
     pub(super) fn new(first_float: u16) -> UniformSpace {
         UniformSpace {
             next: [first_float, 0, 0],
-            known: HashMap::new(),
+            known: HashMap::default(),
         }
     }
 }
@@ -77,7 +77,7 @@ pub(super) fn declare(
     out: &mut String,
     warnings: &mut Vec<String>,
 ) {
-    let mut names: HashMap<String, ()> = HashMap::new();
+    let mut names: HashMap<String, ()> = HashMap::default();
     // A name picasso cannot read (`lights[2].color` from a struct array) is written with
     // `_` for each character it rejects, so the listing still assembles; only the symbol
     // string differs then, and a warning says so.

@@ -19,7 +19,7 @@
 //! zero; `1 - c` is the inverted comparison when `c` is one. A branch or kill on a value that
 //! is not a condition tests `twin != 0`.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::func::{BlockId, Edge, Function, InstId, Replacements, Structure, Terminator, Value};
 use crate::inst::{CmpOp, Op, Operand};
@@ -32,7 +32,7 @@ pub fn run(f: &mut Function, branches: bool) -> bool {
     let mut changed = branches && branch_unsafe_selects(f);
     changed |= split_bool_uniforms(f);
     let keep = conditions(f);
-    let mut twin: HashMap<Value, Value> = HashMap::new();
+    let mut twin: HashMap<Value, Value> = HashMap::default();
     // Parameters first (a parameter may be read before its block's instructions).
     for b in f.layout.clone() {
         for p in f.blocks[b].params.clone() {
@@ -44,7 +44,7 @@ pub fn run(f: &mut Function, branches: bool) -> bool {
         }
     }
     // Float results computed anew (selects, conversions): applied once at the end.
-    let mut replaced: HashMap<Value, Operand> = HashMap::new();
+    let mut replaced: HashMap<Value, Operand> = HashMap::default();
     for b in f.layout.clone() {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out: Vec<InstId> = Vec::with_capacity(old.len());
@@ -125,7 +125,7 @@ pub fn run(f: &mut Function, branches: bool) -> bool {
 /// The bool values that stay bools: scalar comparisons, bool uniforms and constants read
 /// only as conditions (or by `bool_to_float`, for comparisons and constants).
 fn conditions(f: &Function) -> HashMap<Value, ()> {
-    let mut candidates: HashMap<Value, bool> = HashMap::new();
+    let mut candidates: HashMap<Value, bool> = HashMap::default();
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             let inst = &f.insts[i];
@@ -461,7 +461,7 @@ fn split_bool_uniforms(f: &mut Function) -> bool {
         };
         f.blocks[h].structure = Some(Structure::If { merge: m });
         // Every use of the uniform but the branch reads the parameter (as a float).
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         map.insert(r, Operand::new(p));
         let branch = std::mem::replace(&mut f.blocks[h].term, Terminator::Unreachable);
         f.replace_uses_all(&map);

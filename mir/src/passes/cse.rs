@@ -2,7 +2,7 @@
 //! (same operation, same operands with the same swizzles and modifiers) is replaced by it.
 //! Uniform and input loads count as pure (they read state fixed for the whole run).
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::cfg::Dominators;
 use crate::func::{BlockId, Function, Replacements, Value};
@@ -23,7 +23,7 @@ pub fn run(f: &mut Function) -> bool {
     }
     let mut replace = Replacements::default();
     // A scoped table: entries are added in a block and dropped when the walk leaves it.
-    let mut table: HashMap<Key, Value> = HashMap::new();
+    let mut table: HashMap<Key, Value> = HashMap::default();
     let mut stack: Vec<(BlockId, bool, Vec<Key>)> = vec![(f.entry, false, Vec::new())];
     while let Some((b, done, added)) = stack.pop() {
         if done {

@@ -23,7 +23,7 @@
 //! Expansions may produce operations that expand in turn (`round` uses `sign` and `floor`);
 //! the pass runs until nothing is left to expand.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::func::{Function, InstId, Value};
 use crate::inst::{CmpOp, Op, Operand};
@@ -126,7 +126,7 @@ pub fn run(f: &mut Function, what: &Expand) -> bool {
 
 /// One pass over the function.
 fn round(f: &mut Function, what: &Expand) -> bool {
-    let mut replaced: HashMap<Value, Operand> = HashMap::new();
+    let mut replaced: HashMap<Value, Operand> = HashMap::default();
     for b in f.layout.clone() {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out: Vec<InstId> = Vec::with_capacity(old.len());

@@ -8,14 +8,14 @@
 //! `select` of a value that may be non-finite therefore becomes an `if` again (the `bools`
 //! pass) instead of a blend. Overflow of ordinary arithmetic is not tracked.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::func::{Function, Value};
 use crate::inst::Op;
 
 /// The values that may be non-finite.
 pub fn maybe_non_finite(f: &Function) -> HashSet<Value> {
-    let mut out: HashSet<Value> = HashSet::new();
+    let mut out: HashSet<Value> = HashSet::default();
     // Parameters take what their edges pass: iterate until nothing new (loops).
     loop {
         let before = out.len();

@@ -2,14 +2,14 @@
 //! (both targets have a multiply-add; the PICA200's rounds the product, which is what the
 //! separate instructions did anyway). `c - a * b` becomes `mad(-a, b, c)`.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::func::{Function, Value};
 use crate::inst::{Op, Operand};
 
 /// Fuses multiplies into adds. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut uses: HashMap<Value, usize> = HashMap::new();
+    let mut uses: HashMap<Value, usize> = HashMap::default();
     let mut count = |op: &Operand| *uses.entry(op.value).or_default() += 1;
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {

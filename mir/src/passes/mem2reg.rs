@@ -7,7 +7,7 @@
 //! point and passes the current values along each edge. A local read before any store reads
 //! zero. Parameters that turn out to receive one value only are then folded away.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::cfg::Dominators;
 use crate::func::{BlockId, Function, LocalId, Value, compose};
@@ -48,10 +48,10 @@ pub fn run(f: &mut Function) -> bool {
     }
     // Parameters at the iterated frontier of each local's stores.
     let locals: Vec<LocalId> = f.locals.handles().collect();
-    let mut phi_params: HashMap<(BlockId, LocalId), Value> = HashMap::new();
+    let mut phi_params: HashMap<(BlockId, LocalId), Value> = HashMap::default();
     let mut block_phis: Vec<Vec<(LocalId, Value)>> = vec![Vec::new(); n];
     // The blocks storing each local, found in one walk.
-    let mut stores: HashMap<LocalId, Vec<BlockId>> = HashMap::new();
+    let mut stores: HashMap<LocalId, Vec<BlockId>> = HashMap::default();
     for &b in f.layout.iter().filter(|&&b| doms.reachable(b)) {
         for &i in &f.blocks[b].insts {
             if let Op::StoreLocal(l) = f.insts[i].op {
@@ -81,7 +81,7 @@ pub fn run(f: &mut Function) -> bool {
     }
     // Zero for locals read before any store.
     let span = f.blocks[f.entry].span;
-    let mut zeros: HashMap<LocalId, Operand> = HashMap::new();
+    let mut zeros: HashMap<LocalId, Operand> = HashMap::default();
     let mut zero_insts = Vec::with_capacity(locals.len());
     for &l in &locals {
         let ty = f.locals[l].ty;
@@ -97,7 +97,7 @@ pub fn run(f: &mut Function) -> bool {
             children[d.index()].push(b);
         }
     }
-    let mut subst: HashMap<Value, Operand> = HashMap::new();
+    let mut subst: HashMap<Value, Operand> = HashMap::default();
     let resolve = |subst: &HashMap<Value, Operand>, mut op: Operand| {
         while let Some(&inner) = subst.get(&op.value) {
             op = compose(inner, op);

@@ -2,7 +2,7 @@
 //! three of the four row dot products, and `vec4(p.xyz, 1.0).xy` no move of the constant.
 //! The lanes dropped are then dead code for DCE.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::func::{Function, Value};
 use crate::inst::Op;
@@ -11,7 +11,7 @@ use crate::shape::operand_lanes;
 /// Narrows what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     // The highest lane each value is read at, over every use.
-    let mut read: HashMap<Value, u8> = HashMap::new();
+    let mut read: HashMap<Value, u8> = HashMap::default();
     let mut note = |v: Value, top: u8| {
         let e = read.entry(v).or_insert(0);
         *e = (*e).max(top);

@@ -2,7 +2,7 @@
 //! the back ends emit structured code in layout order), with unreachable blocks removed
 //! unless a structured region still names them.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::cfg::reverse_post_order;
 use crate::func::{BlockId, Function, Structure};

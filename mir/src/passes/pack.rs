@@ -16,7 +16,7 @@
 //! vec4s in the next. A round pairs each instruction with at most one later partner within
 //! [`WINDOW`] instructions, so a round costs time linear in the block's length.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::func::{BlockId, Function, InstId, Value};
 use crate::inst::{Op, Operand};
@@ -39,9 +39,9 @@ pub fn run(f: &mut Function) -> bool {
             if pairs.is_empty() {
                 break;
             }
-            let mut replaced = HashMap::new();
+            let mut replaced = HashMap::default();
             // What goes in place of each kept member; the other members are dropped.
-            let mut at: HashMap<usize, Vec<InstId>> = HashMap::new();
+            let mut at: HashMap<usize, Vec<InstId>> = HashMap::default();
             let mut dropped = vec![false; f.blocks[b].insts.len()];
             for pair in pairs {
                 let gone = if pair.at == pair.earlier {
@@ -105,8 +105,8 @@ struct Pair {
 fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
     let insts = &f.blocks[b].insts;
     // Where each value is first used and where it is defined, in this block.
-    let mut first_use: HashMap<Value, usize> = HashMap::new();
-    let mut def_at: HashMap<Value, usize> = HashMap::new();
+    let mut first_use: HashMap<Value, usize> = HashMap::default();
+    let mut def_at: HashMap<Value, usize> = HashMap::default();
     for (pos, &i) in insts.iter().enumerate() {
         for a in &f.insts[i].args {
             first_use.entry(a.value).or_insert(pos);
@@ -117,7 +117,7 @@ fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
     }
     let mut taken = vec![false; insts.len()];
     let mut sunk = vec![false; insts.len()];
-    let mut pinned: HashSet<Value> = HashSet::new();
+    let mut pinned: HashSet<Value> = HashSet::default();
     let mut pairs = Vec::new();
     for (pos_i, &i) in insts.iter().enumerate() {
         let a = &f.insts[i];

@@ -243,7 +243,7 @@ fn scaled_sum(
     f: &Function,
     args: &[Operand],
     lanes: u8,
-    uses: &std::collections::HashMap<crate::func::Value, usize>,
+    uses: &crate::hash::HashMap<crate::func::Value, usize>,
 ) -> Option<(Operand, Operand, Vec<f32>)> {
     for (sum, k2) in [(args[0], args[1]), (args[1], args[0])] {
         let Some(c2) = constant_n(f, &k2, lanes) else {

@@ -8,7 +8,7 @@
 //! Instructions are visited from the bottom up, so a chain of computations sinks together
 //! toward the one use at its end.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::func::{BlockId, Function, Value};
 use crate::liveness::{is_temporary, live_in};
@@ -18,7 +18,7 @@ pub fn run(f: &mut Function) -> bool {
     let live = live_in(f);
     let mut changed = false;
     for b in f.layout.clone() {
-        let mut live_out: HashSet<Value> = HashSet::new();
+        let mut live_out: HashSet<Value> = HashSet::default();
         for s in f.blocks[b].term.successors() {
             live_out.extend(live[s.index()].iter().copied());
         }

@@ -10,7 +10,7 @@
 //!
 //! `max_trips` and `max_insts` (instructions after unrolling) bound the growth.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::cfg::Dominators;
 use crate::eval::{Lanes, apply};
@@ -28,7 +28,7 @@ use crate::types::Kind;
 /// surroundings. The cost is a few walks over the function per nesting level, not per loop.
 pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
     let mut changed = false;
-    let mut refused: HashSet<BlockId> = HashSet::new();
+    let mut refused: HashSet<BlockId> = HashSet::default();
     loop {
         let regions = Regions::new(f);
         let preds = f.predecessors();
@@ -36,7 +36,7 @@ pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
         let open = |c: &Construct| {
             matches!(c.structure, Structure::Loop { .. }) && !refused.contains(&c.header)
         };
-        let mut outer: HashSet<BlockId> = HashSet::new();
+        let mut outer: HashSet<BlockId> = HashSet::default();
         for c in regions.constructs.iter().filter(|c| open(c)) {
             let mut up = regions.parent(c);
             while let Some(p) = up {
@@ -56,7 +56,7 @@ pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
             return changed;
         }
         // Each loop's blocks, in layout order: the nearest loop in question holding each.
-        let mut blocks: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut blocks: HashMap<BlockId, Vec<BlockId>> = HashMap::default();
         for &b in &f.layout {
             let mut c = regions.innermost(b, None);
             while let Some(x) = c {
@@ -69,8 +69,8 @@ pub fn run(f: &mut Function, max_trips: u32, max_insts: usize) -> bool {
         }
         let mut count = f.inst_count();
         let mut replace = Replacements::default();
-        let mut touched: HashSet<BlockId> = HashSet::new();
-        let mut removed: HashSet<BlockId> = HashSet::new();
+        let mut touched: HashSet<BlockId> = HashSet::default();
+        let mut removed: HashSet<BlockId> = HashSet::default();
         for l in loops {
             let Structure::Loop { merge, cont } = l.structure else {
                 unreachable!("filtered")
@@ -218,14 +218,14 @@ fn plan(
     if back.target != header {
         return None;
     }
-    let mut defined: HashSet<Value> = HashSet::new();
+    let mut defined: HashSet<Value> = HashSet::default();
     for &b in blocks {
         defined.extend(f.blocks[b].params.iter().copied());
         for &i in &f.blocks[b].insts {
             defined.extend(f.insts[i].results.iter().copied());
         }
     }
-    let mut known: HashMap<Value, Lanes> = HashMap::new();
+    let mut known: HashMap<Value, Lanes> = HashMap::default();
     let mut params: Vec<Option<Lanes>> = entry_args.iter().map(|a| read(f, &known, a)).collect();
     let mut trips = 0;
     loop {
@@ -324,12 +324,12 @@ fn unroll(f: &mut Function, shape: &Shape, plan: Plan, replace: &mut Replacement
     let mut maps: Vec<(HashMap<BlockId, BlockId>, HashMap<Value, Value>)> =
         Vec::with_capacity(copies);
     for _ in 0..copies {
-        let mut bmap = HashMap::new();
+        let mut bmap = HashMap::default();
         for &b in blocks {
             let span = f.blocks[b].span;
             bmap.insert(b, f.new_block(span));
         }
-        maps.push((bmap, HashMap::new()));
+        maps.push((bmap, HashMap::default()));
     }
     for (k, (bmap, vmap)) in maps.iter_mut().enumerate() {
         // Parameters and instructions, in layout (dominance) order.
