@@ -5,7 +5,7 @@
 //! print through the module's `OpName`s (when a name is unique) and constants through their
 //! type.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use rspirv::binary::Disassemble;
 use rspirv::dr::{self, Operand};
@@ -26,7 +26,7 @@ pub struct Printer {
 impl Printer {
     /// Collects names and types from `module`.
     pub fn new(module: &Module) -> Self {
-        let mut counts: HashMap<&str, u32> = HashMap::new();
+        let mut counts: HashMap<&str, u32> = HashMap::default();
         let mut named = Vec::new();
         let mut printer = Printer::default();
         for inst in &module.globals {

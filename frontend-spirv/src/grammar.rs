@@ -3,7 +3,7 @@
 //! rspirv's `InstructionTable::lookup_opcode` is a linear search over ~700 entries; the reader
 //! and the assembler look up every instruction, so we index the table once.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 use std::sync::OnceLock;
 
 use rspirv::grammar::{INSTRUCTION_TABLE, Instruction};
@@ -19,8 +19,8 @@ struct Index {
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut by_opcode = HashMap::new();
-        let mut by_name = HashMap::new();
+        let mut by_opcode = HashMap::default();
+        let mut by_name = HashMap::default();
         for class in INSTRUCTION_TABLE.iter() {
             by_opcode.entry(class.opcode as u32).or_insert(class);
             by_name.insert(class.opname, class);

@@ -6,7 +6,7 @@
 //! blocks after it, with an [`mir::Span`] on every instruction. [`Module::to_dr`] gives rspirv's
 //! form back for tools that want it.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::Span;
 use rspirv::dr;

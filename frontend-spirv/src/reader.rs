@@ -11,7 +11,7 @@
 //!
 //! Everything that goes wrong is a [`Diagnostic`] naming the instruction and its word offset.
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use mir::{Diagnostic, SourcePos, Span};
 use rspirv::binary::{Consumer, ParseAction, ParseState};
@@ -318,14 +318,14 @@ impl<'a> ModuleBuilder<'a> {
                 source_files: Vec::new(),
                 dropped_ids: Vec::new(),
                 instruction_count: offsets.len() as u32,
-                text_names: HashMap::new(),
+                text_names: HashMap::default(),
             },
             offsets,
             next_ordinal: 1,
             nesting: Nesting::Module,
             line: None,
-            strings: HashMap::new(),
-            non_semantic_sets: HashSet::new(),
+            strings: HashMap::default(),
+            non_semantic_sets: HashSet::default(),
             error: None,
         }
     }

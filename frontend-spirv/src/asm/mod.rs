@@ -19,7 +19,7 @@ mod enums;
 mod lexer;
 pub mod literal;
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 use std::ops::Range;
 
 use mir::{Diagnostic, Diagnostics};
@@ -147,8 +147,8 @@ struct Ids {
 impl Ids {
     fn new(tokens: &[Token], preserve_numeric: bool) -> Self {
         let mut ids = Ids {
-            by_name: HashMap::new(),
-            reserved: HashSet::new(),
+            by_name: HashMap::default(),
+            reserved: HashSet::default(),
             next: 1,
             max: 0,
         };
@@ -228,9 +228,9 @@ impl<'t> Assembler<'t> {
             tokens,
             pos: 0,
             ids: Ids::new(tokens, preserve_numeric),
-            num_types: HashMap::new(),
-            value_types: HashMap::new(),
-            ext_sets: HashMap::new(),
+            num_types: HashMap::default(),
+            value_types: HashMap::default(),
+            ext_sets: HashMap::default(),
             out: Vec::new(),
             inst_text: Vec::new(),
         }

@@ -11,7 +11,7 @@
 //! back edge enters (the first part). `OpSwitch` becomes a `Region` holding a chain of `If`s
 //! that test the selector, whose cases leave the region by jumping to the switch's merge.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{BlockId, Edge, Structure, Terminator};
 use mir::inst::{CmpOp, Op, Operand};
@@ -160,9 +160,9 @@ impl<'m> Lowerer<'m> {
             }
         };
         let mut frame = Frame {
-            values: HashMap::new(),
-            blocks: HashMap::new(),
-            phis: HashMap::new(),
+            values: HashMap::default(),
+            blocks: HashMap::default(),
+            phis: HashMap::default(),
             ret,
             exit,
         };

@@ -1,6 +1,6 @@
 //! Decorations and names, gathered once: rspirv keeps annotations as a flat list.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration, Op, Word};

@@ -32,7 +32,7 @@ mod storage;
 mod types;
 mod value;
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::func::{BlockId, Function};
 use mir::inst::{Op, Operand};
@@ -117,8 +117,8 @@ impl<'m> Lowerer<'m> {
             samplers: mir::arena::Arena::new(),
             cursor,
             vars: Vec::new(),
-            global_vars: HashMap::new(),
-            constants: HashMap::new(),
+            global_vars: HashMap::default(),
+            constants: HashMap::default(),
             call_stack: Vec::new(),
             errors: Vec::new(),
         }

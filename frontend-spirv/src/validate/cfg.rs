@@ -15,7 +15,7 @@
 //! (`in selection of H` = H dominates B and the merge does not), so the checks stay linear in
 //! the number of blocks per construct.
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -311,7 +311,7 @@ fn merge_instructions(c: &mut Checker<'_>, cfg: &Cfg<'_>) -> Option<Vec<Header>>
     let f = cfg.f;
     let mut headers = Vec::new();
     let mut ok = true;
-    let mut merge_of: HashMap<usize, usize> = HashMap::new();
+    let mut merge_of: HashMap<usize, usize> = HashMap::default();
     for (bi, b) in f.blocks.iter().enumerate() {
         let place = Place::Block(f, b);
         let last = b.insts.len() - 1;
@@ -464,7 +464,7 @@ fn phis(c: &mut Checker<'_>, cfg: &Cfg<'_>) {
                 continue;
             }
             let preds: HashSet<usize> = cfg.preds[bi].iter().copied().collect();
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             let parents: Vec<Word> = inst
                 .op
                 .operands
@@ -615,7 +615,7 @@ fn reaches_exit(out: &[Vec<usize>], exit: usize) -> Vec<bool> {
 fn back_edges(c: &mut Checker<'_>, cfg: &Cfg<'_>, s: &Structure, headers: &mut [Header]) -> bool {
     let f = cfg.f;
     let before = c.error_count();
-    let mut count: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut count: HashMap<usize, Vec<usize>> = HashMap::default();
     for (a, targets) in cfg.succs.iter().enumerate() {
         if !cfg.dom.reachable[a] {
             continue;
@@ -1110,7 +1110,7 @@ fn switches(c: &mut Checker<'_>, cfg: &Cfg<'_>, ks: &Constructs<'_>) {
             .iter()
             .filter(|k| k.kind == ConstructKind::Case && ks.headers[k.header].block == h.block)
             .collect();
-        let mut branched_to: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut branched_to: HashMap<usize, Vec<usize>> = HashMap::default();
         for k in &cases {
             if !ks.s.dominates(h.block, k.entry) {
                 c.error(
@@ -1125,7 +1125,7 @@ fn switches(c: &mut Checker<'_>, cfg: &Cfg<'_>, ks: &Constructs<'_>) {
                 );
                 continue;
             }
-            let mut reaches = HashSet::new();
+            let mut reaches = HashSet::default();
             for blk in (0..f.blocks.len()).filter(|&x| ks.contains(k, x)) {
                 for &t in &cfg.succs[blk] {
                     if t != k.entry && cases.iter().any(|o| o.entry == t) {

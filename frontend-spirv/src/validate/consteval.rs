@@ -3,7 +3,7 @@
 //! (`layout(constant_id = 0) const int N = 4; float a[N * 2];`), and this compiler
 //! specializes every constant to its default.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use rspirv::dr::Operand;
 use spirv::{Op, Word};

@@ -1,7 +1,7 @@
 //! Ids: the bound and uniqueness (physical layout), then definitions, forward references and
 //! the kind of thing each operand names.
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use spirv::{Op, Word};
 
@@ -13,7 +13,7 @@ use crate::rules::Rule;
 pub(super) fn physical(c: &mut Checker<'_>) -> HashMap<Word, Def> {
     let module = c.module;
     let bound = module.header.bound;
-    let mut defs: HashMap<Word, Def> = HashMap::new();
+    let mut defs: HashMap<Word, Def> = HashMap::default();
     let mut sites = Vec::new();
     for (i, inst) in module.globals.iter().enumerate() {
         sites.push((inst, Place::Global, Site::Global(i)));

@@ -1,7 +1,7 @@
 //! The logical layout of a module (§2.4): sections in order, one memory model, entry points
 //! that name functions, decorations that name existing things, function variables first.
 
-use std::collections::{HashMap, HashSet};
+use mir::hash::{HashMap, HashSet};
 
 use rspirv::dr::Operand;
 use spirv::{ExecutionModel, Op, StorageClass, Word};
@@ -151,8 +151,8 @@ fn storage_class(inst: &Inst) -> Option<StorageClass> {
 fn entry_points(c: &mut Checker<'_>, defs: &HashMap<Word, Def>) {
     let module = c.module;
     let version = module.header.version;
-    let mut seen: HashMap<(ExecutionModel, &str), u32> = HashMap::new();
-    let mut entry_functions = HashSet::new();
+    let mut seen: HashMap<(ExecutionModel, &str), u32> = HashMap::default();
+    let mut entry_functions = HashSet::default();
     for inst in &module.globals {
         if inst.opcode() != Op::EntryPoint {
             continue;

@@ -24,7 +24,7 @@ mod ids;
 mod layout;
 mod types;
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use mir::{Diagnostic, Diagnostics};
 use spirv::{Op, Word};

@@ -2,7 +2,7 @@
 //! the operand and result types of every instruction lowering handles. After this phase,
 //! lowering can take an operand's type from its definition and trust it.
 
-use std::collections::HashMap;
+use mir::hash::HashMap;
 
 use rspirv::dr::Operand;
 use spirv::{Dim, GlslStd450Op, Op, StorageClass, Word};
@@ -200,7 +200,7 @@ impl TypeTable {
 /// Builds the type table, checking each declaration.
 pub(super) fn collect(c: &mut Checker<'_>, defs: &HashMap<Word, Def>) -> TypeTable {
     let mut table = TypeTable::default();
-    let mut depth: HashMap<Word, u32> = HashMap::new();
+    let mut depth: HashMap<Word, u32> = HashMap::default();
     let module = c.module;
     for inst in &module.globals {
         let op = inst.opcode();
