@@ -186,39 +186,6 @@ impl Instruction {
         }
     }
 
-    /// The same instruction with every temporary register number `n` (destination, sources,
-    /// and the index register of an indirect source) replaced by `map(n)`.
-    pub fn map_temporaries(self, map: impl Fn(u16) -> u16) -> Instruction {
-        let source = |s: Source| -> Source {
-            let address = match s.address {
-                Address::Direct(n) if s.reg == RegType::Temporary => Address::Direct(map(n)),
-                Address::Indirect(by) if by.reg == RegType::Temporary => {
-                    Address::Indirect(Indirect {
-                        index: map(by.index),
-                        ..by
-                    })
-                }
-                other => other,
-            };
-            Source { address, ..s }
-        };
-        Instruction {
-            opcode: self.opcode,
-            dest: self.dest.map(|d| match d.reg {
-                RegType::Temporary => Dest {
-                    index: map(d.index),
-                    ..d
-                },
-                _ => d,
-            }),
-            src1: self.src1.map(source),
-            src2: self.src2.map(|o| match o {
-                Operand2::Source(s) => Operand2::Source(source(s)),
-                other => other,
-            }),
-        }
-    }
-
     /// The token's fields.
     pub(crate) fn to_raw(self) -> RawToken {
         RawToken {

@@ -12,7 +12,7 @@
 
 use crate::error::InstError;
 use crate::operand::{
-    BoolReg, CmpOp, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg, Target, WriteMask,
+    BoolReg, CmpOp, Condition, Dest, IntReg, RelIndex, Source, SrcReg, Target, WriteMask,
 };
 
 /// Every opcode, with its value in the 6-bit opcode field (CMP, MADI and MAD use fewer bits, so
@@ -474,67 +474,6 @@ fn one_input(sources: &[&Source]) -> Result<(), InstError> {
 }
 
 impl Inst {
-    /// The same instruction with every temporary `rN` it reads or writes replaced by
-    /// `r{map(N)}`.
-    pub fn map_temporaries(self, map: impl Fn(u8) -> u8) -> Inst {
-        let src = |s: Source| match s.reg {
-            SrcReg::Temp(n) => Source {
-                reg: SrcReg::Temp(map(n)),
-                ..s
-            },
-            _ => s,
-        };
-        let dst = |d: Dest| match d.reg {
-            DstReg::Temp(n) => Dest {
-                reg: DstReg::Temp(map(n)),
-                ..d
-            },
-            _ => d,
-        };
-        match self {
-            Inst::Binary {
-                op,
-                form,
-                dst: d,
-                src1,
-                src2,
-            } => Inst::Binary {
-                op,
-                form,
-                dst: dst(d),
-                src1: src(src1),
-                src2: src(src2),
-            },
-            Inst::Unary { op, dst: d, src: a } => Inst::Unary {
-                op,
-                dst: dst(d),
-                src: src(a),
-            },
-            Inst::Mova { mask, src: a } => Inst::Mova { mask, src: src(a) },
-            Inst::Cmp { src1, x, y, src2 } => Inst::Cmp {
-                src1: src(src1),
-                x,
-                y,
-                src2: src(src2),
-            },
-            Inst::Mad {
-                form,
-                dst: d,
-                src1,
-                src2,
-                src3,
-            } => Inst::Mad {
-                form,
-                dst: dst(d),
-                src1: src(src1),
-                src2: src(src2),
-                src3: src(src3),
-            },
-            // Control flow reads no temporaries.
-            other => other,
-        }
-    }
-
     /// A two-source operation in the form picasso picks: inverted when the operation has an
     /// inverted form, `src1` is an input or temporary and `src2` a constant; normal otherwise.
     pub fn binary(op: BinaryOp, dst: Dest, src1: Source, src2: Source) -> Result<Inst, InstError> {

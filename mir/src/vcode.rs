@@ -95,6 +95,11 @@ pub enum AllocError {
 /// Where every operand of every instruction landed.
 pub struct Allocated {
     output: Output,
+    /// The register each of regalloc2's register numbers is renamed to: numbered in the
+    /// order the code first names them. regalloc2 spreads its picks over the register file
+    /// (r3, r14 …); renaming a register everywhere changes nothing the program computes,
+    /// and the listings then read, and the temporaries count, as in hand-written code.
+    renamed: Vec<usize>,
 }
 
 impl<I> VCode<I> {
@@ -286,7 +291,9 @@ impl<I> VCode<I> {
                 algorithm: regalloc2::Algorithm::Ion,
             };
             match regalloc2::run(self, &env, &options) {
-                Ok(output) if output.num_spillslots == 0 => return Ok(Allocated { output }),
+                Ok(output) if output.num_spillslots == 0 => {
+                    return Ok(Allocated::new(self, output, registers));
+                }
                 Ok(_) | Err(regalloc2::RegAllocError::TooManyLiveRegs) => continue,
                 Err(e) => return Err(AllocError::Internal(format!("{e:?}"))),
             }
@@ -354,10 +361,39 @@ impl<I> VCode<I> {
 }
 
 impl Allocated {
+    fn new<I>(code: &VCode<I>, output: Output, registers: usize) -> Allocated {
+        let mut renamed = vec![usize::MAX; registers];
+        let mut next = 0;
+        let mut name = |a: Allocation| {
+            if let Some(r) = a.as_reg() {
+                if renamed[r.hw_enc()] == usize::MAX {
+                    renamed[r.hw_enc()] = next;
+                    next += 1;
+                }
+            }
+        };
+        for b in 0..code.blocks.len() {
+            for item in output.block_insts_and_edits(code, Block::new(b)) {
+                match item {
+                    InstOrEdit::Inst(i) => output.inst_allocs(i).iter().for_each(|&a| name(a)),
+                    InstOrEdit::Edit(Edit::Move { from, to }) => {
+                        name(*from);
+                        name(*to);
+                    }
+                }
+            }
+        }
+        Allocated { output, renamed }
+    }
+
+    fn hw(&self, a: Allocation) -> Option<usize> {
+        a.as_reg().map(|r| self.renamed[r.hw_enc()])
+    }
+
     /// The hardware register of operand `k` of virtual instruction `i`.
     pub fn reg(&self, i: usize, k: usize) -> usize {
-        let a: Allocation = self.output.inst_allocs(Inst::new(i))[k];
-        a.as_reg().map_or(0, |r| r.hw_enc())
+        self.hw(self.output.inst_allocs(Inst::new(i))[k])
+            .unwrap_or(0)
     }
 
     /// The instructions (by virtual index) and register moves `(from, to)` of block `b`,
@@ -368,7 +404,7 @@ impl Allocated {
             .filter_map(|item| match item {
                 InstOrEdit::Inst(i) => Some(Item::Inst(i.index())),
                 InstOrEdit::Edit(Edit::Move { from, to }) => {
-                    let (from, to) = (from.as_reg()?.hw_enc(), to.as_reg()?.hw_enc());
+                    let (from, to) = (self.hw(*from)?, self.hw(*to)?);
                     (from != to).then_some(Item::Move { from, to })
                 }
             })

@@ -208,8 +208,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
             }
         }
     };
-    let mut emitted = emit::emit(&m.function, &code, &alloc).map_err(Diagnostics)?;
-    emitted.temporaries = compact_temporaries(&mut emitted.code);
+    let emitted = emit::emit(&m.function, &code, &alloc).map_err(Diagnostics)?;
     let m = &m;
     let program = Program {
         version: profile.version(),
@@ -327,43 +326,4 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         flattened: prepared.flattened,
         interface: Interface { samplers, ..iface },
     })
-}
-
-/// Renumbers the temporaries `vt0`/`ft0`, `vt1` … in the order the program first names
-/// them, and returns how many it uses. regalloc2 spreads its choices over the register file
-/// (`vt0`, `vt2`, `vt4` …); renaming every use of a register to another free one changes
-/// nothing the program computes, and the listing and the reflection's count then read as a
-/// hand-written program's would.
-fn compact_temporaries(code: &mut [crate::Instruction]) -> usize {
-    let mut order: Vec<Option<u16>> = Vec::new();
-    let mut next = 0u16;
-    let mut note = |n: u16, order: &mut Vec<Option<u16>>| {
-        let i = usize::from(n);
-        if order.len() <= i {
-            order.resize(i + 1, None);
-        }
-        if order[i].is_none() {
-            order[i] = Some(next);
-            next += 1;
-        }
-    };
-    for inst in code.iter() {
-        let sources = inst.src1().into_iter().chain(inst.src2());
-        for s in sources {
-            match s.address {
-                crate::Address::Direct(n) if s.reg == RegType::Temporary => note(n, &mut order),
-                crate::Address::Indirect(by) if by.reg == RegType::Temporary => {
-                    note(by.index, &mut order)
-                }
-                _ => {}
-            }
-        }
-        if let Some(d) = inst.dest().filter(|d| d.reg == RegType::Temporary) {
-            note(d.index, &mut order);
-        }
-    }
-    for inst in code.iter_mut() {
-        *inst = inst.map_temporaries(|n| order[usize::from(n)].unwrap_or(n));
-    }
-    usize::from(next)
 }

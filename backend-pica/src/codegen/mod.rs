@@ -167,9 +167,8 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
             )]));
         }
     };
-    let mut emitted =
+    let emitted =
         emit::emit(&m.function, &selected.code, &alloc, &selected.branches).map_err(diagnostics)?;
-    emitted.temporaries = compact_temporaries(&mut emitted.code);
 
     // The literal pool and the uniforms share c0–c95.
     let top_uniform = m
@@ -379,31 +378,4 @@ fn reflect(
             operand_descriptors: Some(binary.descriptors.len()),
         },
     }
-}
-
-/// Renumbers the temporaries in the order the program first names them and returns how
-/// many it uses: regalloc2 spreads its picks over r0–r15 (`r3`, `r14` …), and renaming a
-/// register everywhere changes nothing the program computes (every temporary works in every
-/// operand slot), while the listing then reads like a hand-written one.
-fn compact_temporaries(code: &mut [Inst]) -> usize {
-    let mut order = [None::<u8>; 256];
-    let mut next = 0u8;
-    for inst in code.iter() {
-        // Collect the temporaries by mapping with a recorder.
-        let seen = std::cell::RefCell::new(Vec::new());
-        let _ = inst.map_temporaries(|n| {
-            seen.borrow_mut().push(n);
-            n
-        });
-        for n in seen.into_inner() {
-            if order[usize::from(n)].is_none() {
-                order[usize::from(n)] = Some(next);
-                next += 1;
-            }
-        }
-    }
-    for inst in code.iter_mut() {
-        *inst = inst.map_temporaries(|n| order[usize::from(n)].unwrap_or(n));
-    }
-    usize::from(next)
 }
