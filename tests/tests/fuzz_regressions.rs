@@ -1,9 +1,8 @@
 //! Inputs the fuzzers (`fuzz/`) once broke the compiler with, kept so the fixes stay fixed.
-//! Each runs through everything the fuzz targets run (front end, lowering, both back ends,
-//! every stage it has) and must end in a result or in the diagnostic named here.
+//! Each runs through the library for both targets and every stage (what the fuzz targets
+//! run) and must end in a result or in the diagnostic named here.
 
-use frontend_spirv::entry::{self, Stage};
-use frontend_spirv::{Input, Options};
+use spv2retro::{Options, Profile, Source, Stage, compile};
 
 /// File (under `tests/fixtures/fuzz`), what the fuzzer found, and the rule the input must now
 /// be rejected by.
@@ -25,46 +24,19 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Runs `bytes` through the front end and every back end (AGAL under `profile`); the
-/// rendered diagnostics of each step that failed.
-fn compile_everything(bytes: &[u8], profile: backend_agal::Profile) -> Vec<String> {
-    let render = |d: mir::Diagnostics| d.render("<input>", None);
-    let valid = match frontend_spirv::load(Input::detect(bytes), &Options::default()) {
-        Ok(v) => v,
-        Err(d) => return vec![render(d)],
-    };
-    let mut failures = Vec::new();
-    for stage in [Stage::Vertex, Stage::Fragment] {
-        let query = entry::Query {
-            name: None,
-            stage: Some(stage),
-            supported: &[Stage::Vertex, Stage::Fragment],
-            unsupported_reason: &|_| String::new(),
-        };
-        let Ok(e) = entry::select(&valid, &query) else {
-            continue;
-        };
-        let m = match frontend_spirv::lower::lower(&valid, &e) {
-            Ok(m) => m,
-            Err(d) => {
-                failures.push(render(d));
-                continue;
-            }
-        };
-        if stage == Stage::Vertex {
-            if let Err(d) = backend_pica::codegen::compile(&m, &Default::default()) {
-                failures.push(render(d));
-            }
-        }
-        let options = backend_agal::codegen::Options {
-            profile,
-            ..Default::default()
-        };
-        if let Err(d) = backend_agal::codegen::compile(&m, &options) {
-            failures.push(render(d));
-        }
-    }
-    failures
+/// Runs `bytes` through the library for every target and stage (AGAL under `profile`); the
+/// rendered errors.
+fn compile_everything(bytes: &[u8], profile: Profile) -> Vec<String> {
+    let options = [
+        Options::pica(),
+        Options::agal(profile).stage(Stage::Vertex),
+        Options::agal(profile).stage(Stage::Fragment),
+    ];
+    options
+        .iter()
+        .filter_map(|o| compile(Source::spirv(bytes), o).err())
+        .map(|e| e.to_string())
+        .collect()
 }
 
 #[test]
@@ -83,10 +55,10 @@ fn fuzz_findings_stay_fixed() {
         // The agal target's inputs start with a byte that picks the profile.
         let (profile, module) = match file.strip_prefix("agal-") {
             Some(_) => (
-                backend_agal::Profile::ALL[bytes[0] as usize % backend_agal::Profile::ALL.len()],
+                Profile::ALL[bytes[0] as usize % Profile::ALL.len()],
                 &bytes[1..],
             ),
-            None => (backend_agal::Profile::Baseline, &bytes[..]),
+            None => (Profile::Baseline, &bytes[..]),
         };
         let failures = compile_everything(module, profile);
         assert!(
