@@ -274,6 +274,13 @@ impl<I> VCode<I> {
         if registers > 1 {
             attempts.push((all[..registers - 1].to_vec(), Some(all[registers - 1])));
         }
+        // regalloc2 panics on a register used but never defined; that is a bug of the code
+        // generator, and users get it as an error, not a crash.
+        if let Some(v) = self.undefined_use() {
+            return Err(AllocError::Internal(format!(
+                "virtual register {v:?} is used but never defined"
+            )));
+        }
         for (regs, scratch) in attempts {
             let mut preferred = PRegSet::empty();
             for &r in &regs {
@@ -290,7 +297,13 @@ impl<I> VCode<I> {
                 validate_ssa: cfg!(debug_assertions),
                 algorithm: regalloc2::Algorithm::Ion,
             };
-            match regalloc2::run(self, &env, &options) {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                regalloc2::run(self, &env, &options)
+            }));
+            let Ok(run) = run else {
+                return Err(AllocError::Internal("register allocation failed".into()));
+            };
+            match run {
                 Ok(output) if output.num_spillslots == 0 => {
                     return Ok(Allocated::new(self, output, registers));
                 }
@@ -303,6 +316,42 @@ impl<I> VCode<I> {
             needed: needed.max(registers + 1),
             at,
         })
+    }
+
+    /// A virtual register some instruction reads that no instruction or block parameter
+    /// defines, if there is one.
+    fn undefined_use(&self) -> Option<VReg> {
+        let mut defined = crate::hash::HashSet::default();
+        for b in 0..self.num_blocks() {
+            let b = Block::new(b);
+            defined.extend(self.block_params(b).iter().copied());
+            for i in self.block_insns(b).iter() {
+                for op in self.inst_operands(i) {
+                    if op.kind() == regalloc2::OperandKind::Def {
+                        defined.insert(op.vreg());
+                    }
+                }
+            }
+        }
+        for b in 0..self.num_blocks() {
+            let b = Block::new(b);
+            for i in self.block_insns(b).iter() {
+                for op in self.inst_operands(i) {
+                    if op.kind() == regalloc2::OperandKind::Use && !defined.contains(&op.vreg()) {
+                        return Some(op.vreg());
+                    }
+                }
+            }
+            let last = self.block_insns(b).last();
+            for s in 0..self.block_succs(b).len() {
+                for &v in self.branch_blockparams(b, last, s) {
+                    if !defined.contains(&v) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The most virtual registers live at once (a back-to-front liveness walk), and the

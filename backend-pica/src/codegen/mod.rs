@@ -83,6 +83,25 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         )])
     })?;
 
+    // A loop that folding left unable to repeat, left early from inside an `if`.
+    let stuck = mir::passes::once::remaining(&m.function);
+    if !stuck.is_empty() {
+        return Err(diagnostics(
+            stuck
+                .into_iter()
+                .map(|span| {
+                    Diagnostic::error(
+                        "pica.control-flow",
+                        "a loop whose body always leaves it on the first trip, through a \
+                         `break` inside an `if`, is not supported: write the body without \
+                         the loop",
+                    )
+                    .with_span(span)
+                })
+                .collect(),
+        ));
+    }
+
     // Inputs: location L is vL.
     let mut errors = Vec::new();
     let mut inputs = HashMap::default();

@@ -617,7 +617,10 @@ fn back_edges(c: &mut Checker<'_>, cfg: &Cfg<'_>, s: &Structure, headers: &mut [
     let before = c.error_count();
     let mut count: HashMap<usize, Vec<usize>> = HashMap::default();
     for (a, targets) in cfg.succs.iter().enumerate() {
-        if !cfg.dom.reachable[a] {
+        // Back edges are counted on the structural CFG (with the header → continue-target
+        // edge), as spirv-val does: a loop whose continue target is never reached
+        // (`do { …; break; } while (false)`) still has its one back edge there.
+        if !s.dom.reachable[a] {
             continue;
         }
         for &b in targets {

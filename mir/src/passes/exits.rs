@@ -20,7 +20,7 @@ use crate::types::Ty;
 
 /// Removes every `Region`, making its exits structured. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut changed = false;
+    let mut changed = split_conditional_exits(f);
     loop {
         let regions = Regions::new(f);
         let innermost = regions
@@ -44,6 +44,45 @@ pub fn run(f: &mut Function) -> bool {
     }
 }
 
+/// Gives every conditional branch into a region's merge a block of its own on that edge, so
+/// that an exit is always a block that jumps to the merge (and the flag it sets, and the
+/// values it passes, are set on that path only). The front end makes such blocks (a `break`
+/// is a block); after jump threading, a region made later (the `once` pass) may lack them.
+fn split_conditional_exits(f: &mut Function) -> bool {
+    let merges: Vec<BlockId> = f
+        .layout
+        .iter()
+        .filter_map(|&b| match f.blocks[b].structure {
+            Some(Structure::Region { merge }) => Some(merge),
+            _ => None,
+        })
+        .collect();
+    let mut changed = false;
+    for b in f.layout.clone() {
+        if !matches!(f.blocks[b].term, Terminator::Branch { .. }) {
+            continue;
+        }
+        let span = f.blocks[b].span;
+        let edges: Vec<(usize, Edge)> = f.blocks[b]
+            .term
+            .edges_mut()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, e)| merges.contains(&e.target))
+            .map(|(i, e)| (i, e.clone()))
+            .collect();
+        for (i, edge) in edges {
+            let exit = f.new_block(span);
+            f.blocks[exit].term = Terminator::Jump(edge);
+            if let Some(e) = f.blocks[b].term.edges_mut().into_iter().nth(i) {
+                *e = Edge::to(exit);
+            }
+            changed = true;
+        }
+    }
+    changed
+}
+
 fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
     let m = r.merge();
     // Exits from nested constructs.
@@ -55,8 +94,10 @@ fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
         if !f.blocks[x].term.successors().contains(&m) {
             continue;
         }
+        // A construct that merges where the region does (the test of a loop demoted by the
+        // `once` pass) is the region's own level: reaching its merge is leaving the region.
         match regions.innermost(x, None) {
-            Some(c) if c.header != r.header => exits.push((x, c)),
+            Some(c) if c.header != r.header && c.merge() != m => exits.push((x, c)),
             _ => {}
         }
     }
@@ -65,6 +106,7 @@ fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
         return;
     }
     let span = f.blocks[r.header].span;
+    values_through_locals(f, &regions.doms, r.header);
     demote_params(f, m);
     let flag = f.add_local(Ty::bool(1), "exit");
     let no = f.create_inst(Op::Const([0; 4]), Vec::new(), &[Ty::bool(1)], span);
@@ -101,7 +143,7 @@ fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
         }
         let mut cur = Some(c);
         while let Some(k) = cur {
-            if k.header == r.header {
+            if k.header == r.header || k.merge() == m {
                 break;
             }
             if !pending.iter().any(|p| p.header == k.header) {
@@ -112,7 +154,7 @@ fn lower_region(f: &mut Function, regions: &Regions, r: Construct) {
     }
     pending.sort_by_key(|c| std::cmp::Reverse(regions.doms.depth(c.header)));
     for c in pending {
-        let parent = regions.parent(&c).unwrap_or(r);
+        let parent = regions.parent(&c).filter(|p| p.merge() != m).unwrap_or(r);
         continue_after(f, c, parent, r, flag);
     }
 }
@@ -248,6 +290,100 @@ fn zero_args(f: &mut Function, block: BlockId, target: BlockId) -> Vec<Operand> 
 
 /// Passes `m`'s parameters through locals instead: every edge stores its arguments, `m`
 /// loads them.
+/// Every value defined inside the region (in a block `header` dominates) and used in another
+/// block goes through a local: stored where it is defined, loaded at the start of each block
+/// that uses it. The guards this pass adds reroute paths, so a definition need not dominate
+/// its uses any more; through locals, mem2reg rebuilds SSA with the right parameters. (The
+/// front end's own values are locals already; SSA input, like `spirv-opt -O`'s, is not.)
+fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header: BlockId) {
+    use crate::hash::HashMap;
+    let mut defined_in: HashMap<crate::func::Value, BlockId> = HashMap::default();
+    for &b in &f.layout {
+        if !doms.dominates(header, b) {
+            continue;
+        }
+        for &p in &f.blocks[b].params {
+            defined_in.insert(p, b);
+        }
+        for &i in &f.blocks[b].insts {
+            for &v in &f.insts[i].results {
+                defined_in.insert(v, b);
+            }
+        }
+    }
+    // The values used outside their block, in first-use order.
+    let mut crossing: Vec<crate::func::Value> = Vec::new();
+    let mut locals: HashMap<crate::func::Value, crate::func::LocalId> = HashMap::default();
+    for b in f.layout.clone() {
+        let mut used: Vec<crate::func::Value> = f.blocks[b]
+            .insts
+            .iter()
+            .flat_map(|&i| f.insts[i].args.iter().map(|a| a.value))
+            .collect();
+        used.extend(f.blocks[b].term.operands().iter().map(|a| a.value));
+        for v in used {
+            if defined_in.get(&v).is_some_and(|&d| d != b) && !locals.contains_key(&v) {
+                let ty = f.ty(v);
+                let l = f.add_local(ty, "crossing");
+                locals.insert(v, l);
+                crossing.push(v);
+            }
+        }
+    }
+    if crossing.is_empty() {
+        return;
+    }
+    // Stores after each definition.
+    for &v in &crossing {
+        let b = defined_in[&v];
+        let at = f.blocks[b]
+            .insts
+            .iter()
+            .position(|&i| f.insts[i].results.contains(&v))
+            .map_or(0, |k| k + 1);
+        let span = f.blocks[b].span;
+        let store = f.create_inst(Op::StoreLocal(locals[&v]), vec![Operand::new(v)], &[], span);
+        f.blocks[b].insts.insert(at, store);
+    }
+    // Loads at the start of each other block that reads one.
+    for b in f.layout.clone() {
+        let mut loaded: HashMap<crate::func::Value, crate::func::Value> = HashMap::default();
+        let mut reads: Vec<crate::func::Value> = f.blocks[b]
+            .insts
+            .iter()
+            .flat_map(|&i| f.insts[i].args.iter().map(|a| a.value))
+            .collect();
+        reads.extend(f.blocks[b].term.operands().iter().map(|a| a.value));
+        let span = f.blocks[b].span;
+        let mut loads = Vec::new();
+        for v in reads {
+            if defined_in.get(&v).is_some_and(|&d| d != b) && !loaded.contains_key(&v) {
+                let ty = f.ty(v);
+                let load = f.create_inst(Op::LoadLocal(locals[&v]), Vec::new(), &[ty], span);
+                loaded.insert(v, f.insts[load].results[0]);
+                loads.push(load);
+            }
+        }
+        if loaded.is_empty() {
+            continue;
+        }
+        for &i in &f.blocks[b].insts.clone() {
+            // The stores just added read their own block's values, never a loaded one.
+            for a in &mut f.insts[i].args {
+                if let Some(&n) = loaded.get(&a.value) {
+                    a.value = n;
+                }
+            }
+        }
+        for a in f.blocks[b].term.operands_mut() {
+            if let Some(&n) = loaded.get(&a.value) {
+                a.value = n;
+            }
+        }
+        f.blocks[b].insts.splice(0..0, loads);
+    }
+}
+
 fn demote_params(f: &mut Function, m: BlockId) {
     let params = std::mem::take(&mut f.blocks[m].params);
     if params.is_empty() {

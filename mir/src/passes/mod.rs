@@ -2,6 +2,7 @@
 //! anything, run in a fixed order until nothing changes.
 //!
 //! ```text
+//! once      loops that cannot repeat (no reachable continue) become regions
 //! exits     early returns and switch breaks become structured (flags and guards)
 //! mem2reg   locals become SSA values with block parameters
 //! then, until nothing changes:
@@ -10,6 +11,7 @@
 //!   cse       identical pure instructions merged
 //!   narrow    lanes of a construct nobody reads dropped
 //!   dce       dead instructions and parameters removed
+//!   once      loops folding left unable to repeat stop being loops
 //! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
 //! ifconvert small `if`s become selects (all of them for targets without branches)
@@ -38,6 +40,7 @@ pub mod mad;
 pub mod matrix;
 pub mod mem2reg;
 pub mod narrow;
+pub mod once;
 pub mod order;
 pub mod pack;
 pub mod params;
@@ -152,6 +155,7 @@ pub fn optimize(module: &mut Module) -> Result<Stats, VerifyError> {
 pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, VerifyError> {
     let before = module.function.inst_count();
     let mut rounds = 0;
+    run_pass(module, "once", once::run_before_ssa)?;
     run_pass(module, "exits", exits::run)?;
     run_pass(module, "mem2reg", mem2reg::run)?;
     rounds += cleanup(module)?;
@@ -222,6 +226,7 @@ pub fn cleanup(module: &mut Module) -> Result<usize, VerifyError> {
         changed |= run_pass(module, "narrow", narrow::run)?;
         changed |= run_pass(module, "dce", dce::run)?;
         changed |= run_pass(module, "blocks", blocks::run)?;
+        changed |= run_pass(module, "once", once::run)?;
         changed |= run_pass(module, "order", order::run)?;
         if !changed || rounds >= 64 {
             return Ok(rounds);

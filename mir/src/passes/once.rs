@@ -1,0 +1,88 @@
+//! Loops that cannot repeat: a loop whose continue target is unreachable (`do { …; break; }
+//! while (false)`, or a body whose every path leaves once the constant conditions in it fold)
+//! runs its body at most once, so it is no loop, and the back ends must never meet one
+//! without a back edge.
+//!
+//! - Before SSA ([`run_before_ssa`], ahead of the `exits` pass): every such loop becomes a
+//!   region its breaks leave; `exits` then makes the breaks from nested `if`s structured.
+//! - After SSA ([`run`], in the clean-up rounds, where folding makes new ones): a loop whose
+//!   exits are plain jumps from its top level (what a folded `if (true) break;` leaves) loses
+//!   its annotation; its header's test, if any, becomes an `if` merging where the loop did.
+//!   One with conditional exits from nested `if`s stays, and [`remaining`] names it for the
+//!   back end's error (it would need the flags `exits` makes, which work on locals).
+
+use crate::cfg::Dominators;
+use crate::func::{BlockId, Function, Structure, Terminator};
+use crate::regions::Regions;
+use crate::span::Span;
+
+/// The loops that cannot repeat: header, merge.
+fn candidates(f: &Function) -> Vec<(BlockId, BlockId)> {
+    let doms = Dominators::new(f);
+    f.layout
+        .iter()
+        .filter_map(|&b| match f.blocks[b].structure {
+            Some(Structure::Loop { merge, cont }) if doms.reachable(b) && !doms.reachable(cont) => {
+                Some((b, merge))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Turns the loop at `header` into what it is: straight code whose test, when the header
+/// has one, is an `if` merging at `merge`; `region` also makes it a region `merge` ends.
+fn demote(f: &mut Function, header: BlockId, merge: BlockId, region: bool) {
+    if matches!(f.blocks[header].term, Terminator::Branch { .. }) {
+        let test = f.split_block(header, 0);
+        f.blocks[test].structure = Some(Structure::If { merge });
+    }
+    f.blocks[header].structure = region.then_some(Structure::Region { merge });
+}
+
+/// Before SSA: every loop that cannot repeat becomes a region (for the `exits` pass).
+pub fn run_before_ssa(f: &mut Function) -> bool {
+    let found = candidates(f);
+    for &(header, merge) in &found {
+        demote(f, header, merge, true);
+    }
+    !found.is_empty()
+}
+
+/// After SSA: demotes the loops that cannot repeat whose exits need no flags. Returns
+/// whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let found = candidates(f);
+    if found.is_empty() {
+        return false;
+    }
+    let regions = Regions::new(f);
+    let doms = Dominators::new(f);
+    // One at a time: demoting splits blocks, which the analyses above do not know; the
+    // clean-up rounds call again.
+    for (header, merge) in found {
+        let nested_exit = f.layout.iter().any(|&x| {
+            x != header
+                && doms.reachable(x)
+                && doms.dominates(header, x)
+                && f.blocks[x].term.successors().contains(&merge)
+                && (!matches!(f.blocks[x].term, Terminator::Jump(_))
+                    || regions
+                        .innermost(x, None)
+                        .is_some_and(|c| c.header != header))
+        });
+        if !nested_exit {
+            demote(f, header, merge, false);
+            return true;
+        }
+    }
+    false
+}
+
+/// The loops left that cannot repeat (see the module comment): their headers' spans.
+pub fn remaining(f: &Function) -> Vec<Span> {
+    candidates(f)
+        .into_iter()
+        .map(|(h, _)| f.blocks[h].span)
+        .collect()
+}
