@@ -28,8 +28,10 @@ pub fn read(bytes: &[u8]) -> Result<Module, Box<Diagnostic>> {
     let (words, big_endian) = decode_words(bytes)?;
     let header = decode_header(&words, big_endian)?;
     let offsets = scan(&words)?;
+    let (words_for_rspirv, trailing) = spec_constant_op_literals(&words, &offsets);
     let mut consumer = ModuleBuilder::new(header, &offsets);
-    let result = rspirv::binary::parse_words(&words, &mut consumer);
+    consumer.trailing = trailing;
+    let result = rspirv::binary::parse_words(&words_for_rspirv, &mut consumer);
     if let Some(diag) = consumer.error.take() {
         return Err(Box::new(diag));
     }
@@ -200,6 +202,51 @@ fn scan(words: &[Word]) -> Result<Vec<u32>, Box<Diagnostic>> {
     Ok(offsets)
 }
 
+/// rspirv reads an `OpSpecConstantOp`'s operation with each operand of the operation's
+/// grammar taken once, so the second and later literals of `OpCompositeExtract`,
+/// `OpCompositeInsert` (indexes) and `OpVectorShuffle` (components) are left over and it
+/// reports "more words than its operands use". Those instructions reach rspirv shortened to
+/// their first literal; the rest, by instruction ordinal, are appended to the parsed operands
+/// afterwards. Returns the words for rspirv (a copy only when something was shortened).
+fn spec_constant_op_literals<'w>(
+    words: &'w [Word],
+    offsets: &[u32],
+) -> (std::borrow::Cow<'w, [Word]>, HashMap<u32, Vec<Word>>) {
+    let mut trailing = HashMap::default();
+    let mut cut: Vec<(usize, usize)> = Vec::new(); // (offset, words kept)
+    for (k, &at) in offsets.iter().enumerate() {
+        let at = at as usize;
+        let count = (words[at] >> 16) as usize;
+        if words[at] & 0xffff != Op::SpecConstantOp as u32 || count < 4 {
+            continue;
+        }
+        // Words up to and including the first literal: the opcode word, result type, result
+        // id, the operation, then its id operands.
+        let keep = match words[at + 3] {
+            x if x == Op::CompositeExtract as u32 => 6,
+            x if x == Op::CompositeInsert as u32 || x == Op::VectorShuffle as u32 => 7,
+            _ => continue,
+        };
+        if count > keep {
+            trailing.insert(k as u32 + 1, words[at + keep..at + count].to_vec());
+            cut.push((at, keep));
+        }
+    }
+    if cut.is_empty() {
+        return (std::borrow::Cow::Borrowed(words), trailing);
+    }
+    let mut out = Vec::with_capacity(words.len());
+    let mut from = 0;
+    for (at, keep) in cut {
+        out.extend_from_slice(&words[from..at]);
+        out.push(((keep as u32) << 16) | (words[at] & 0xffff));
+        out.extend_from_slice(&words[at + 1..at + keep]);
+        from = at + (words[at] >> 16) as usize;
+    }
+    out.extend_from_slice(&words[from..]);
+    (std::borrow::Cow::Owned(out), trailing)
+}
+
 /// Up to eight words of an instruction in hex, for instructions that do not decode.
 fn raw_words(words: &[Word]) -> String {
     let shown: Vec<String> = words.iter().take(8).map(|w| format!("0x{w:08x}")).collect();
@@ -305,6 +352,9 @@ struct ModuleBuilder<'a> {
     strings: HashMap<Word, u32>,
     /// Ids of imported non-semantic instruction sets.
     non_semantic_sets: HashSet<Word>,
+    /// Literals rspirv did not read, by instruction ordinal (see
+    /// [`spec_constant_op_literals`]).
+    trailing: HashMap<u32, Vec<Word>>,
     error: Option<Diagnostic>,
 }
 
@@ -326,6 +376,7 @@ impl<'a> ModuleBuilder<'a> {
             line: None,
             strings: HashMap::default(),
             non_semantic_sets: HashSet::default(),
+            trailing: HashMap::default(),
             error: None,
         }
     }
@@ -512,7 +563,11 @@ impl Consumer for ModuleBuilder<'_> {
         ParseAction::Continue
     }
 
-    fn consume_instruction(&mut self, inst: dr::Instruction) -> ParseAction {
+    fn consume_instruction(&mut self, mut inst: dr::Instruction) -> ParseAction {
+        if let Some(rest) = self.trailing.remove(&self.next_ordinal) {
+            inst.operands
+                .extend(rest.into_iter().map(dr::Operand::LiteralBit32));
+        }
         let index = self.next_ordinal as usize - 1;
         let offset = self.offsets.get(index).copied().unwrap_or(0);
         let mut span = Span::new(self.next_ordinal, offset);

@@ -183,7 +183,7 @@ impl Lowerer<'_> {
             G::FaceForward => {
                 // dot(Nref, I) < 0 ? N : -N
                 let (n, i, nref) = (arg(0)?, arg(1)?, arg(2)?);
-                let d = self.emit(Op::Dot(lanes), vec![nref, i], Ty::float(1), span);
+                let d = self.dot(lanes, nref, i, Ty::float(1), span);
                 let zero = self.fconst(&[0.0], span);
                 let c = self.emit(Op::Cmp(CmpOp::Lt), vec![d, zero], Ty::bool(1), span);
                 out(
@@ -195,7 +195,7 @@ impl Lowerer<'_> {
             G::Reflect => {
                 // I - 2 dot(N, I) N
                 let (i, n) = (arg(0)?, arg(1)?);
-                let d = self.emit(Op::Dot(lanes), vec![n, i], Ty::float(1), span);
+                let d = self.dot(lanes, n, i, Ty::float(1), span);
                 let two = self.fconst(&[2.0], span);
                 let d2 = self.emit(Op::Mul, vec![d, two], Ty::float(1), span);
                 out(
@@ -209,7 +209,7 @@ impl Lowerer<'_> {
                 let (i, n, eta) = (arg(0)?, arg(1)?, arg(2)?);
                 let s1 = Ty::float(1);
                 let eta = eta.reswizzled(Swizzle::splat(0));
-                let d = self.emit(Op::Dot(lanes), vec![n, i], s1, span);
+                let d = self.dot(lanes, n, i, s1, span);
                 let one = self.fconst(&[1.0], span);
                 let d2 = self.emit(Op::Mul, vec![d, d], s1, span);
                 let t = self.emit(Op::Sub, vec![one, d2], s1, span);
@@ -262,6 +262,13 @@ impl Lowerer<'_> {
     }
 
     /// A float constant with `lanes` equal lanes.
+    /// `dot(a, b)` of `lanes` lanes; the scalar forms of `reflect`, `refract` and
+    /// `faceforward` take a product (there is no one-lane dot product).
+    fn dot(&mut self, lanes: u8, a: Operand, b: Operand, ty: Ty, span: Span) -> Operand {
+        let op = if lanes == 1 { Op::Mul } else { Op::Dot(lanes) };
+        self.emit(op, vec![a, b], ty, span)
+    }
+
     fn splat_const(&mut self, value: f32, lanes: u8, span: Span) -> Operand {
         self.fconst(&vec![value; lanes as usize], span)
     }

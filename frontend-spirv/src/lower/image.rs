@@ -116,9 +116,12 @@ impl Lowerer<'_> {
             | SpvOp::ImageSampleProjDrefImplicitLod
             | SpvOp::ImageSampleProjDrefExplicitLod => {
                 self.error(
-                    rule::IMAGE,
+                    rule::SHADOW_SAMPLER,
                     inst,
-                    "depth-comparison sampling (shadow samplers) is not available on these targets",
+                    "depth-comparison sampling (a shadow sampler: `sampler2DShadow`, \
+                     `samplerCubeShadow`, HLSL `SampleCmp`) is not supported: neither the \
+                     PICA200 nor Stage3D compares a texture's depth while sampling; sample the \
+                     depth as a colour (`sampler2D`) and compare it in the shader",
                 );
                 None
             }

@@ -52,6 +52,9 @@ pub fn lower(valid: &ValidModule, entry: &EntryPoint) -> Result<mir::Module, Dia
     let mut l = Lowerer::new(valid, entry);
     l.run();
     if l.errors.is_empty() {
+        l.endless_loops();
+    }
+    if l.errors.is_empty() {
         Ok(l.finish())
     } else {
         Err(Diagnostics(l.errors))
@@ -68,6 +71,9 @@ pub mod rule {
     pub const INTERFACE: &str = "lower.interface";
     /// An image operation the targets cannot do.
     pub const IMAGE: &str = "lower.image";
+    /// Depth-comparison sampling (a shadow sampler): valid SPIR-V, which neither target's
+    /// texture unit can do.
+    pub const SHADOW_SAMPLER: &str = "lower.shadow-sampler";
     /// Control flow the lowering cannot make structured (switch fall-through).
     pub const CONTROL_FLOW: &str = "lower.control-flow";
     /// An integer operation that has no float equivalent (bitwise operations on values).
@@ -147,6 +153,71 @@ impl<'m> Lowerer<'m> {
             samplers: self.samplers,
             function: self.f,
             source_files: self.valid.module.source_files.clone(),
+        }
+    }
+
+    /// Refuses every loop no path leaves (`for (;;) {}` with no `break`, `return` or
+    /// `discard`): valid SPIR-V, but a program neither target can finish. The PICA200's
+    /// LOOP would stop after 256 trips with the outputs unwritten; AGAL has no loops at all.
+    fn endless_loops(&mut self) {
+        let f = &self.f;
+        let doms = mir::cfg::Dominators::new(f);
+        let mut endless = Vec::new();
+        for &h in &f.layout {
+            if !matches!(
+                f.blocks[h].structure,
+                Some(mir::func::Structure::Loop { .. })
+            ) || !doms.reachable(h)
+            {
+                continue;
+            }
+            let mut seen = mir::hash::HashSet::default();
+            let mut stack = vec![h];
+            let mut leaves = false;
+            while let Some(b) = stack.pop() {
+                if !seen.insert(b) {
+                    continue;
+                }
+                let term = &f.blocks[b].term;
+                if !doms.dominates(h, b)
+                    || matches!(
+                        term,
+                        mir::func::Terminator::Return(_) | mir::func::Terminator::Discard
+                    )
+                {
+                    leaves = true;
+                    break;
+                }
+                // A branch on a constant (`while (true)`) goes one way only.
+                match term {
+                    mir::func::Terminator::Branch {
+                        cond,
+                        then,
+                        otherwise,
+                    } => match f.def_inst(cond.value).map(|d| &d.op) {
+                        Some(Op::Const(bits)) => {
+                            stack.push(if bits[cond.swizzle.lane(0) as usize & 3] != 0 {
+                                then.target
+                            } else {
+                                otherwise.target
+                            })
+                        }
+                        _ => stack.extend(term.successors()),
+                    },
+                    _ => stack.extend(term.successors()),
+                }
+            }
+            if !leaves {
+                endless.push(f.blocks[h].span);
+            }
+        }
+        for span in endless {
+            self.error_at(
+                rule::CONTROL_FLOW,
+                span,
+                "this loop never exits (no `break`, `return` or `discard` leaves it): the \
+                 program would never finish, which neither the PICA200 nor Stage3D can run",
+            );
         }
     }
 

@@ -649,11 +649,15 @@ impl Lowerer<'_> {
         let site = match def.site {
             crate::validate::Site::Global(i) => &self.valid.module.globals[i],
             _ => {
-                self.error(
-                    rule::INSTRUCTION,
-                    inst,
-                    format!("{} is not available here", self.id(id)),
-                );
+                // A function-local value missing here is one whose own instruction failed to
+                // lower, which has its error already: say nothing more.
+                if self.errors.is_empty() {
+                    self.error(
+                        rule::INSTRUCTION,
+                        inst,
+                        format!("{} is not available here", self.id(id)),
+                    );
+                }
                 return None;
             }
         };
@@ -704,6 +708,48 @@ impl Lowerer<'_> {
                     _ => Some(Val::Composite(parts)),
                 }
             }
+            SpvOp::SpecConstantOp if self.spec_composite_op(site).is_some() => {
+                self.spec_composite_op(site)
+                    .and_then(|(op, args, literals)| {
+                        let mut vals = Vec::new();
+                        for a in args {
+                            vals.push(self.constant(a, inst)?);
+                        }
+                        match op {
+                            SpvOp::CompositeExtract => literals
+                                .iter()
+                                .try_fold(vals[0].clone(), |v, &i| extract(&v, i)),
+                            SpvOp::CompositeInsert => {
+                                self.insert(vals[1].clone(), &literals, vals[0].clone(), span)
+                            }
+                            _ => {
+                                let (a, na) = vals[0].vector()?;
+                                let (b, _) = vals[1].vector()?;
+                                let lanes: Vec<Operand> = literals
+                                    .iter()
+                                    .map(|&c| {
+                                        let c = if c == u32::MAX { 0 } else { c };
+                                        if c < u32::from(na) {
+                                            a.reswizzled(Swizzle::splat(c as u8))
+                                        } else {
+                                            b.reswizzled(Swizzle::splat((c - u32::from(na)) as u8))
+                                        }
+                                    })
+                                    .collect();
+                                let n = lanes.len() as u8;
+                                Some(vector(self.construct(lanes, span), n))
+                            }
+                        }
+                    })
+                    .or_else(|| {
+                        self.error(
+                            rule::INSTRUCTION,
+                            site,
+                            "this OpSpecConstantOp's composite operation does not apply to its operands",
+                        );
+                        None
+                    })
+            }
             SpvOp::SpecConstantOp => match crate::validate::const_int(self.valid, id) {
                 Some(v) => match self.types().get(ty) {
                     Some(Type::Bool) => Some(vector(self.bconst(v != 0, span), 1)),
@@ -735,6 +781,39 @@ impl Lowerer<'_> {
 }
 
 /// Part `i` of a value: a member, element, column, or vector lane.
+impl Lowerer<'_> {
+    /// An `OpSpecConstantOp` computing `OpCompositeExtract`, `OpCompositeInsert` or
+    /// `OpVectorShuffle`: the operation, its id operands and its literals.
+    fn spec_composite_op(&self, site: &Inst) -> Option<(SpvOp, Vec<Word>, Vec<u32>)> {
+        let Some(SpvOperand::LiteralSpecConstantOpInteger(op)) = site.op.operands.first() else {
+            return None;
+        };
+        let ids = match op {
+            SpvOp::CompositeExtract => 1,
+            SpvOp::CompositeInsert | SpvOp::VectorShuffle => 2,
+            _ => return None,
+        };
+        let rest = &site.op.operands[1..];
+        let args = rest
+            .iter()
+            .take(ids)
+            .map(|o| match o {
+                SpvOperand::IdRef(a) => Some(*a),
+                _ => None,
+            })
+            .collect::<Option<Vec<Word>>>()?;
+        let literals = rest
+            .iter()
+            .skip(ids)
+            .map(|o| match o {
+                SpvOperand::LiteralBit32(v) => Some(*v),
+                _ => None,
+            })
+            .collect::<Option<Vec<u32>>>()?;
+        (args.len() == ids).then_some((*op, args, literals))
+    }
+}
+
 fn extract(v: &Val, i: u32) -> Option<Val> {
     match v {
         Val::Composite(parts) => parts.get(i as usize).cloned(),

@@ -254,24 +254,9 @@ impl Lowerer<'_> {
         let sh = shape(self.types(), ty);
         match (sh, path.split_first()) {
             (Shape::Float(lanes), None) => {
-                let v = self.uniform_register(offset / 16, dynamic, span);
-                let c = ((offset % 16) / 4) as u8;
-                if c as u32 + lanes as u32 > 4 {
-                    self.error(
-                        rule::INTERFACE,
-                        inst,
-                        "a uniform vector straddles two registers",
-                    );
-                    return None;
-                }
-                let swizzle = Swizzle([
-                    c,
-                    c + 1.min(lanes - 1),
-                    c + 2.min(lanes - 1),
-                    c + 3.min(lanes - 1),
-                ]);
+                let bytes: Vec<u32> = (0..u32::from(lanes)).map(|l| offset + 4 * l).collect();
                 Some(Val::Vector {
-                    op: v.reswizzled(swizzle),
+                    op: self.uniform_lanes(&bytes, dynamic, span),
                     lanes,
                 })
             }
@@ -310,23 +295,19 @@ impl Lowerer<'_> {
                     UniformLayout::Std140 => self.matrix_layout(member_of),
                     UniformLayout::Loose => (16, false),
                 };
+                // Every element where the block's Offset, MatrixStride and RowMajor put it:
+                // std140, std430 (a mat2's columns share a register) and scalar layouts.
                 let column = |l: &mut Self, c: u32| -> Option<Operand> {
-                    if row_major {
-                        // Column c gathers lane c of each row register.
-                        let lanes: Vec<Operand> = (0..rows as u32)
-                            .map(|r| {
-                                l.uniform_register((offset + r * stride) / 16, dynamic, span)
-                                    .reswizzled(Swizzle::splat(((offset % 16) / 4 + c) as u8))
-                            })
-                            .collect();
-                        Some(l.emit(Op::Construct, lanes, Ty::float(rows), span))
-                    } else {
-                        let v = l.uniform_register((offset + c * stride) / 16, dynamic, span);
-                        let base = ((offset % 16) / 4) as u8;
-                        Some(v.reswizzled(Swizzle(
-                            [base, base + 1, base + 2, base + 3].map(|x| x.min(3)),
-                        )))
-                    }
+                    let bytes: Vec<u32> = (0..rows as u32)
+                        .map(|r| {
+                            if row_major {
+                                offset + r * stride + 4 * c
+                            } else {
+                                offset + c * stride + 4 * r
+                            }
+                        })
+                        .collect();
+                    Some(l.uniform_lanes(&bytes, dynamic, span))
                 };
                 match path.split_first() {
                     None => {
@@ -478,6 +459,34 @@ impl Lowerer<'_> {
                 None
             }
         }
+    }
+
+    /// The float lanes at byte offsets `bytes` of the uniform space (relative to a computed
+    /// register index `dynamic`, when given): one register's swizzle when they share a
+    /// register, else a vector built lane by lane from the registers they straddle.
+    fn uniform_lanes(&mut self, bytes: &[u32], dynamic: Option<Operand>, span: Span) -> Operand {
+        let lane = |b: u32| ((b % 16) / 4) as u8;
+        let first = bytes[0] / 16;
+        if bytes.iter().all(|&b| b / 16 == first) {
+            let v = self.uniform_register(first, dynamic, span);
+            let mut sw = [lane(bytes[0]); 4];
+            for (k, &b) in bytes.iter().enumerate().take(4) {
+                sw[k] = lane(b);
+            }
+            for k in bytes.len()..4 {
+                sw[k] = sw[bytes.len() - 1];
+            }
+            return v.reswizzled(Swizzle(sw));
+        }
+        let parts: Vec<Operand> = bytes
+            .iter()
+            .map(|&b| {
+                self.uniform_register(b / 16, dynamic, span)
+                    .reswizzled(Swizzle::splat(lane(b)))
+            })
+            .collect();
+        let n = parts.len() as u8;
+        self.emit(Op::Construct, parts, Ty::float(n), span)
     }
 
     fn uniform_register(&mut self, register: u32, dynamic: Option<Operand>, span: Span) -> Operand {
