@@ -216,6 +216,10 @@ pub struct Compiled {
     /// Which register holds each input, output, uniform, literal and sampler (the JSON
     /// schema of conventions.md; serde-serialisable).
     pub reflection: Reflection,
+    /// What the compiler did that the source did not say (an output Flash requires written
+    /// with zeros, components no output register can carry …), each with its rule. The
+    /// command-line compilers print them to stderr and still succeed.
+    pub warnings: Diagnostics,
     agal: Option<Box<backend_agal::codegen::Compiled>>,
 }
 
@@ -336,6 +340,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 bytes: program.bytes(),
                 listing: backend_pica::disasm::listing(&program.binary),
                 reflection: program.reflection,
+                warnings: Diagnostics(Vec::new()),
                 agal: None,
             })
         }
@@ -348,6 +353,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 bytes: program.bytes.clone(),
                 listing: program.listing(),
                 reflection: program.reflection.clone(),
+                warnings: Diagnostics(program.warnings.clone()),
                 agal: Some(Box::new(program)),
             })
         }

@@ -23,6 +23,7 @@ pub mod matrix;
 pub mod pool;
 pub mod prepare;
 pub mod reflect;
+pub mod required;
 pub mod samplers;
 pub mod select;
 pub mod vinst;
@@ -31,7 +32,7 @@ use mir::vcode::{AllocError, VCode};
 use mir::{Diagnostic, Diagnostics, Module};
 
 use crate::disasm;
-use crate::header::Stage;
+use crate::header::{Stage, Version};
 use crate::limits::Profile;
 use crate::opcode::Opcode;
 use crate::operand::RegType;
@@ -100,6 +101,8 @@ pub struct Compiled {
     pub packed_lanes: bool,
     /// Whether an AGAL 2 or 3 program had its `if`s flattened.
     pub flattened: bool,
+    /// Warnings: what the program does that the source did not say (see [`required`]).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Compiled {
@@ -121,7 +124,9 @@ fn limit(message: String) -> Diagnostic {
 /// The module as the selector receives it (what `--emit mir` prints).
 pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics> {
     interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
-    prepare::prepare(module, options.profile)
+    let (completed, _) = required::complete(module).map_err(Diagnostics)?;
+    let module = completed.as_ref().unwrap_or(module);
+    prepare::prepare(module, options.profile, false)
         .map(|p| p.module)
         .map_err(Diagnostics)
 }
@@ -143,12 +148,42 @@ fn rematerialise(m: &mut Module) -> Result<bool, Diagnostics> {
     Ok(true)
 }
 
+/// Why one try of [`compile`] failed.
+enum Failure {
+    /// The program was made but breaks one of Flash's rules (a bug, unless the program kept
+    /// branches whose shape Flash's conditional blocks cannot take: then flattening them is
+    /// the second try).
+    BreaksFlashRules(Diagnostics, bool),
+    /// Anything else: the diagnostics say what.
+    Refused(Diagnostics),
+}
+
+impl From<Diagnostics> for Failure {
+    fn from(d: Diagnostics) -> Failure {
+        Failure::Refused(d)
+    }
+}
+
 /// Compiles a vertex or fragment module.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
+    match compile_once(module, options, false) {
+        Ok(c) => Ok(c),
+        Err(Failure::BreaksFlashRules(_, true)) => match compile_once(module, options, true) {
+            Ok(c) => Ok(c),
+            Err(Failure::BreaksFlashRules(d, _) | Failure::Refused(d)) => Err(d),
+        },
+        Err(Failure::BreaksFlashRules(d, _) | Failure::Refused(d)) => Err(d),
+    }
+}
+
+/// One try of [`compile`]; `flatten` flattens every `if` of an AGAL 2 or 3 program.
+fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Compiled, Failure> {
     let profile = options.profile;
     let limits = profile.limits();
     interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
-    let prepared = prepare::prepare(module, profile).map_err(Diagnostics)?;
+    let (completed, warnings) = required::complete(module).map_err(Diagnostics)?;
+    let module = completed.as_ref().unwrap_or(module);
+    let prepared = prepare::prepare(module, profile, flatten).map_err(Diagnostics)?;
     let mut m = prepared.module.clone();
     let iface = interface::assign(&m, profile, &options.samplers).map_err(Diagnostics)?;
     let temps = usize::from(limits.temporaries);
@@ -198,13 +233,14 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                     temps - 1
                 ))
                 .with_span(code.span(at));
-                return Err(Diagnostics::from(d));
+                return Err(Diagnostics::from(d).into());
             }
             Err(AllocError::Internal(e)) => {
                 return Err(Diagnostics::from(Diagnostic::error(
                     "agal.internal",
                     format!("internal error in register allocation (this is a bug): {e}"),
-                )));
+                ))
+                .into());
             }
         }
     };
@@ -271,12 +307,13 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         }
     }
     if !errors.is_empty() {
-        return Err(Diagnostics(errors));
+        return Err(Diagnostics(errors).into());
     }
 
     let bytes = program.encode();
+    let kept_branches = profile.version() >= Version::V2 && !prepared.flattened;
     let info = validate(&bytes, profile).map_err(|errs| {
-        Diagnostics(
+        let d = Diagnostics(
             errs.into_iter()
                 .map(|e| {
                     Diagnostic::error(
@@ -288,7 +325,8 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                     )
                 })
                 .collect(),
-        )
+        );
+        Failure::BreaksFlashRules(d, kept_branches)
     })?;
     let samplers: Vec<Sampler> = iface
         .samplers
@@ -324,6 +362,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         temporaries: emitted.temporaries,
         packed_lanes: packed,
         flattened: prepared.flattened,
+        warnings,
         interface: Interface { samplers, ..iface },
     })
 }

@@ -42,13 +42,20 @@ pub struct Prepared {
 }
 
 /// Runs the pipeline and this back end's rewrites.
-pub fn prepare(module: &Module, profile: Profile) -> Result<Prepared, Vec<Diagnostic>> {
+///
+/// With `flatten`, an AGAL 2 or 3 program has its `if`s flattened as for AGAL 1 (the
+/// compiler's second try when the program with branches broke one of Flash's rules).
+pub fn prepare(
+    module: &Module,
+    profile: Profile,
+    flatten: bool,
+) -> Result<Prepared, Vec<Diagnostic>> {
     let mut m = module.clone();
     let bool_registers = bool_uniforms(&mut m);
     let branches = profile.version() >= Version::V2;
-    let mut run = optimise(&m, branches)?;
-    let mut flattened = false;
-    if branches && needs_flattening(&run.function, profile) {
+    let mut run = optimise(&m, branches && !flatten)?;
+    let mut flattened = branches && flatten;
+    if branches && !flatten && needs_flattening(&run.function, profile) {
         run = optimise(&m, false)?;
         flattened = true;
     }
@@ -200,11 +207,14 @@ fn branches_left(f: &Function) -> Vec<Diagnostic> {
     f.layout
         .iter()
         .filter(|&&b| matches!(f.blocks[b].term, Terminator::Branch { .. }))
+        // One is enough: the rest are the same construct's other tests.
+        .take(1)
         .map(|&b| {
             Diagnostic::error(
                 "agal.unsupported",
                 "a branch that cannot be flattened into selects (the program must run without \
-                 branches here)",
+                 branches here, and this `if` or `switch` is not nested the way flattening \
+                 needs; a `switch` case that falls through into another is the usual cause)",
             )
             .with_span(first_span(f, b))
         })

@@ -1135,6 +1135,14 @@ impl Selector<'_> {
         let Some(def) = self.f.def_inst(cond.value).cloned() else {
             return self.internal("a kill of a parameter");
         };
+        // A condition known when compiling (an unconditional `demote`, a folded test).
+        if let Op::Const(bits) = def.op {
+            if bits[cond.swizzle.lane(0) as usize & 3] != 0 {
+                let minus_one = self.literal(&[-1.0]);
+                self.emit(VInst::Kil { a: minus_one });
+            }
+            return;
+        }
         let Op::Cmp(c) = def.op else {
             return self.internal("a kill of a value that is not a comparison");
         };

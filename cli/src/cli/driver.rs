@@ -117,6 +117,9 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
         return write_output(common, &display, "mir", text.as_bytes());
     }
     let program = crate::compile(source, &options)?;
+    if !program.warnings.0.is_empty() {
+        eprint!("{}", program.warnings.render(&display, None));
+    }
     if let Target::Agal(Agal {
         link: Some(other), ..
     }) = target

@@ -1,0 +1,99 @@
+//! The outputs Flash requires every program to write: a vertex program all of `op` (#3635),
+//! a fragment program its colour `oc` (#3634). A module that leaves one out (a vertex shader
+//! that never writes `gl_Position`, a fragment shader that only discards or whose `main` is
+//! empty) still compiles: the missing output is added and written with zeros, and a warning
+//! says so. Two outputs at one location (dual-source blending's `layout(index = 1)`) are
+//! refused: Stage3D has one colour output per location.
+
+use mir::module::{BuiltIn, Module, Output, Stage};
+use mir::{Diagnostic, Span};
+
+use mir::func::Terminator;
+use mir::inst::{Op, Operand};
+use mir::types::Ty;
+
+/// The rule of the warning for an output the program did not write.
+pub const UNWRITTEN: &str = "agal.unwritten-output";
+
+/// Adds the outputs Flash requires that `module` lacks; the warnings say which. Errors for
+/// what Stage3D cannot express.
+pub fn complete(module: &Module) -> Result<(Option<Module>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    if module.stage == Stage::Fragment {
+        for (k, a) in module.outputs.iter().enumerate() {
+            let Some(l) = a.location else { continue };
+            if let Some(b) = module.outputs[k + 1..]
+                .iter()
+                .find(|b| b.location == Some(l))
+            {
+                errors.push(Diagnostic::error(
+                    "agal.dual-source",
+                    format!(
+                        "outputs `{}` and `{}` are both at location {l} (dual-source blending, \
+                         `layout(location = {l}, index = 1)`): Stage3D blends one colour per \
+                         output register, so a fragment program has one output per location",
+                        a.name, b.name
+                    ),
+                ));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let missing = match module.stage {
+        Stage::Vertex
+            if !module
+                .outputs
+                .iter()
+                .any(|o| o.builtin == Some(BuiltIn::Position)) =>
+        {
+            Some(Output {
+                name: "gl_Position".into(),
+                location: None,
+                builtin: Some(BuiltIn::Position),
+                lanes: 4,
+            })
+        }
+        Stage::Fragment if !module.outputs.iter().any(|o| o.location.is_some()) => Some(Output {
+            name: "oc".into(),
+            location: Some(0),
+            builtin: None,
+            lanes: 4,
+        }),
+        _ => None,
+    };
+    let Some(output) = missing else {
+        return Ok((None, Vec::new()));
+    };
+    let warning = Diagnostic::warning(
+        UNWRITTEN,
+        match module.stage {
+            Stage::Vertex => "the vertex program never writes gl_Position; Flash requires op \
+                              to be written (error #3635), so it is written with (0, 0, 0, 0), \
+                              which draws nothing"
+                .to_string(),
+            _ => "the fragment program writes no colour output; Flash requires oc to be \
+                  written (error #3634), so it is written with (0, 0, 0, 0)"
+                .to_string(),
+        },
+    );
+    let mut m = module.clone();
+    m.outputs.push(output);
+    let f = &mut m.function;
+    let zero = f.create_inst(
+        Op::Const([0; 4]),
+        Vec::new(),
+        &[Ty::float(4)],
+        Span::default(),
+    );
+    let value = f.insts[zero].results[0];
+    let entry = f.entry;
+    f.blocks[entry].insts.insert(0, zero);
+    for b in f.layout.clone() {
+        if let Terminator::Return(values) = &mut f.blocks[b].term {
+            values.push(Operand::new(value));
+        }
+    }
+    Ok((Some(m), vec![warning]))
+}
