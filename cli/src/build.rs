@@ -238,6 +238,15 @@ impl Shaders {
                 ));
             }
             let compiled = compile_file(&path, &options)?;
+            // Cargo shows a build script's `cargo:warning=` lines, one line each.
+            for line in compiled
+                .warnings
+                .render(&path.display().to_string(), None)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+            {
+                println!("cargo:warning={line}");
+            }
             let extension = match compiled.target {
                 Target::Pica => "shbin",
                 Target::Agal => "agal",
@@ -287,7 +296,7 @@ fn module_name(path: &Path) -> String {
         .and_then(|f| f.to_str())
         .unwrap_or("shader");
     let stem = file.split('.').next().unwrap_or(file);
-    identifier(stem, false)
+    identifier(stem, false).unwrap_or_else(|| "shader".into())
 }
 
 fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
@@ -356,8 +365,9 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// `lights[2].color` → `LIGHTS_2_COLOR`, `modelView` → `MODEL_VIEW` (or `model_view` for a
-/// module name): a valid Rust identifier in either case.
-fn identifier(name: &str, upper: bool) -> String {
+/// module name): a valid Rust identifier in either case, or `None` when the name has no letter
+/// or digit to make one from (an empty name, `_`), so the caller picks a stable one.
+fn identifier(name: &str, upper: bool) -> Option<String> {
     let mut out = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
@@ -379,12 +389,13 @@ fn identifier(name: &str, upper: bool) -> String {
         }
     }
     let out = out.trim_end_matches('_').to_string();
-    match out.chars().next() {
-        None => "_".into(),
-        Some(c) if c.is_ascii_digit() => format!("_{out}"),
+    Some(match out.chars().next()? {
+        c if c.is_ascii_digit() => format!("_{out}"),
+        // These four cannot be raw identifiers.
+        _ if !upper && matches!(out.as_str(), "self" | "super" | "crate") => format!("{out}_"),
         _ if !upper && is_keyword(&out) => format!("r#{out}"),
         _ => out,
-    }
+    })
 }
 
 fn is_keyword(s: &str) -> bool {
@@ -513,7 +524,11 @@ fn rust_module(shaders: &[Output]) -> String {
         };
         let mut table = Vec::new();
         for u in &r.uniforms {
-            let ident = unique(identifier(&u.name, true));
+            // A uniform the module leaves unnamed (a stripped module, `OpName ""`) is named
+            // after its register (`C4`, `VC0`), which is stable for a given program.
+            let ident = unique(
+                identifier(&u.name, true).unwrap_or_else(|| u.register.to_ascii_uppercase()),
+            );
             let (file, number) = register(&u.register);
             let layout = u
                 .layout
@@ -574,13 +589,21 @@ mod tests {
 
     #[test]
     fn identifiers_read_as_rust() {
-        assert_eq!(identifier("projection", true), "PROJECTION");
-        assert_eq!(identifier("modelView", true), "MODEL_VIEW");
-        assert_eq!(identifier("lights[2].color", true), "LIGHTS_2_COLOR");
-        assert_eq!(identifier("u_MVP", true), "U_MVP");
-        assert_eq!(identifier("2d", true), "_2D");
-        assert_eq!(identifier("", true), "_");
-        assert_eq!(identifier("vShader", false), "v_shader");
-        assert_eq!(identifier("type", false), "r#type");
+        let id = |name, upper| identifier(name, upper);
+        assert_eq!(id("projection", true).as_deref(), Some("PROJECTION"));
+        assert_eq!(id("modelView", true).as_deref(), Some("MODEL_VIEW"));
+        assert_eq!(
+            id("lights[2].color", true).as_deref(),
+            Some("LIGHTS_2_COLOR")
+        );
+        assert_eq!(id("u_MVP", true).as_deref(), Some("U_MVP"));
+        assert_eq!(id("2d", true).as_deref(), Some("_2D"));
+        assert_eq!(id("_v3", true).as_deref(), Some("V3"));
+        assert_eq!(id("", true), None);
+        assert_eq!(id("_", true), None);
+        assert_eq!(id("__", false), None);
+        assert_eq!(id("vShader", false).as_deref(), Some("v_shader"));
+        assert_eq!(id("type", false).as_deref(), Some("r#type"));
+        assert_eq!(id("self", false).as_deref(), Some("self_"));
     }
 }

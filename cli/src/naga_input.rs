@@ -38,6 +38,11 @@ pub(crate) fn wgsl(text: &str, name: &str) -> Result<Vec<u8>, Error> {
     spirv(&module, text, name, "naga.wgsl")
 }
 
+/// The SPIR-V writer's flags, the same in every build profile.
+const WRITER_FLAGS: spv::WriterFlags = spv::WriterFlags::DEBUG
+    .union(spv::WriterFlags::LABEL_VARYINGS)
+    .union(spv::WriterFlags::CLAMP_FRAG_DEPTH);
+
 fn spirv(
     module: &naga::Module,
     text: &str,
@@ -47,16 +52,17 @@ fn spirv(
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(module)
         .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
-    // SPIR-V 1.0: what every consumer of ours takes; naga's default is newer. And no
-    // coordinate-space adjustment: naga would negate gl_Position.y (WebGPU to Vulkan), but
-    // the author's numbers are what the 3DS and Stage3D should get.
-    let mut options = spv::Options {
+    // The writer's flags are spelled out, never taken from `spv::Options::default()`: naga's
+    // default turns `DEBUG` (every `OpName`) on only under `debug_assertions`, so a release
+    // build would lose every uniform, input and output name. Also SPIR-V 1.0 (what every
+    // consumer of ours takes) and no coordinate-space adjustment: naga would negate
+    // gl_Position.y (WebGPU to Vulkan), but the author's numbers are what the 3DS and Stage3D
+    // should get.
+    let options = spv::Options {
         lang_version: (1, 0),
+        flags: WRITER_FLAGS,
         ..spv::Options::default()
     };
-    options
-        .flags
-        .remove(spv::WriterFlags::ADJUST_COORDINATE_SPACE);
     let words = spv::write_vec(module, &info, &options, None)
         .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))?;
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
