@@ -496,7 +496,7 @@ impl Gen<'_> {
         self.emit(format!("OpLoad %v4 %{var}"), None);
     }
 
-    /// `for (i = 0; i < N; i++) acc = f(acc, ...)`, N from 1 to 12.
+    /// `for (i = 0; i < N; i++) { acc = f(acc, ...); [if (…) break;] }`, N from 1 to 12.
     fn loop_statement(&mut self) {
         let trips = 1 + self.src.below(12) as i32;
         let init = self.pick();
@@ -551,6 +551,34 @@ impl Gen<'_> {
         )
         .ok();
         writeln!(self.code, "OpStore %{acc} %{next}").ok();
+        // An early exit, sometimes: `if (i == k) break;` on the counter (exact on every
+        // target), or `if (a < b) break;` on two constants (which folds: the loop then runs
+        // once, or the test goes).
+        let exit = match self.src.below(6) {
+            0 | 1 => {
+                let at = self.src.below(trips as u32) as i32;
+                let (ic, k) = (self.fresh(), self.int_const(at));
+                writeln!(self.code, "%{ic} = OpLoad %i32 %{counter}").ok();
+                Some(format!("OpIEqual %bool %{ic} %{k}"))
+            }
+            2 => {
+                let (x, y) = (self.src.below(3) as i32, self.src.below(3) as i32);
+                let (a, b) = (self.int_const(x), self.int_const(y));
+                Some(format!("OpSLessThan %bool %{a} %{b}"))
+            }
+            _ => None,
+        };
+        if let Some(test) = exit {
+            let (c, brk, after) = (self.fresh(), self.fresh(), self.fresh());
+            writeln!(self.code, "%{c} = {test}").ok();
+            writeln!(
+                self.code,
+                "OpSelectionMerge %{after} None\nOpBranchConditional %{c} %{brk} %{after}"
+            )
+            .ok();
+            writeln!(self.code, "%{brk} = OpLabel\nOpBranch %{merge}").ok();
+            writeln!(self.code, "%{after} = OpLabel").ok();
+        }
         self.depth -= 1;
         self.scopes.pop();
         writeln!(self.code, "OpBranch %{cont}\n%{cont} = OpLabel").ok();
