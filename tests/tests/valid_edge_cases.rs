@@ -219,7 +219,7 @@ fn a_loop_whose_break_condition_is_constant_runs_once() {
 fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
     // P (push constants, std430): c0 at 0, mat2 m at 16 with MatrixStride 8 (both columns in
     // one register). S (scalar): vec2 s at 0, vec4 b at 8 (straddles two registers), mat2 n
-    // at 24 with MatrixStride 8 (straddles too).
+    // at 24 with MatrixStride 8 (straddles too), float f[3] at 40 with ArrayStride 4.
     for name in variants("layouts.vert") {
         let c = pica(&name);
         let mut rng = Rng(13);
@@ -230,10 +230,15 @@ fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
             let s = [rng.float(-2.0, 2.0), rng.float(-2.0, 2.0)];
             let b = rng.lanes(-2.0, 2.0);
             let n = rng.lanes(-2.0, 2.0);
+            let fl = [
+                rng.float(-2.0, 2.0),
+                rng.float(-2.0, 2.0),
+                rng.float(-2.0, 2.0),
+            ];
             let want0 = [
-                m[0] * a[0] + m[2] * a[1],
-                m[1] * a[0] + m[3] * a[1],
-                n[0] * a[2] + n[2] * a[3],
+                m[0] * a[0] + m[2] * a[1] + fl[0],
+                m[1] * a[0] + m[3] * a[1] + fl[1],
+                n[0] * a[2] + n[2] * a[3] + fl[2],
                 n[1] * a[2] + n[3] * a[3],
             ];
             let want_pos = [
@@ -242,8 +247,14 @@ fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
                 a[2] + c0[2] + b[2],
                 a[3] + c0[3] + b[3],
             ];
-            let uniforms: [(&str, &[f32]); 5] =
-                [("c0", &c0), ("m", &m), ("s", &s), ("b", &b), ("n", &n)];
+            let uniforms: [(&str, &[f32]); 6] = [
+                ("c0", &c0),
+                ("m", &m),
+                ("s", &s),
+                ("b", &b),
+                ("n", &n),
+                ("f", &fl),
+            ];
             let out = run_pica(&c, &[("a", a)], &uniforms);
             for (name, want) in [("o0", want0), ("gl_Position", want_pos)] {
                 let got = out[pica_output(&c, name)];
