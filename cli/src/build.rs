@@ -136,8 +136,9 @@ impl Shaders {
     }
 
     /// Compiles every shader, writes the programs, their reflection and the Rust module,
-    /// and prints `cargo:rerun-if-changed` for every input. The first shader that fails
-    /// stops the build with its diagnostic (file, rule, instruction and position).
+    /// and prints `cargo:rerun-if-changed` for every input, and each line of a shader's
+    /// warnings as `cargo:warning`. The first shader that fails stops the build with its
+    /// diagnostic (file, rule, instruction and position).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -238,14 +239,11 @@ impl Shaders {
                 ));
             }
             let compiled = compile_file(&path, &options)?;
-            // Cargo shows a build script's `cargo:warning=` lines, one line each.
-            for line in compiled
-                .warnings
-                .render(&path.display().to_string(), None)
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-            {
-                println!("cargo:warning={line}");
+            // Warnings (the shader compiled anyway) become cargo's own warnings, a line each.
+            for line in compiled.rendered_warnings().lines() {
+                if !line.trim().is_empty() {
+                    println!("cargo:warning={line}");
+                }
             }
             let extension = match compiled.target {
                 Target::Pica => "shbin",
@@ -309,6 +307,7 @@ fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
     };
     let source = match extension {
         "spvasm" => Source::spirv_text(text()?),
+        "spv" => Source::spirv_binary(&bytes),
         #[cfg(feature = "glsl")]
         "vert" | "frag" | "glsl" => {
             let stage = match (extension, options.stage) {
@@ -512,7 +511,7 @@ fn rust_module(shaders: &[Output]) -> String {
         );
         let _ = writeln!(
             s,
-            "    static ALIGNED: &Aligned<u32, [u8]> = &Aligned {{\n        align: [],\n        bytes: *include_bytes!({:?}),\n    }};\n    /// The program's bytes, 4-byte aligned.\n    pub static BYTES: &[u8] = &ALIGNED.bytes;\n    /// The reflection (conventions.md's JSON).\n    pub const REFLECTION: &str = include_str!({:?});",
+            "    static ALIGNED: &Aligned<u32, [u8]> = &Aligned {{\n        align: [],\n        bytes: *include_bytes!({:?}),\n    }};\n    /// The program's bytes, 4-byte aligned.\n    pub static BYTES: &[u8] = &ALIGNED.bytes;\n    /// The reflection (the JSON `--reflect` writes).\n    pub const REFLECTION: &str = include_str!({:?});",
             out.program.display().to_string(),
             out.reflection.display().to_string()
         );

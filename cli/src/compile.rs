@@ -19,6 +19,8 @@ pub struct Source<'a> {
 enum Code<'a> {
     /// A SPIR-V binary (either byte order) or SPIR-V assembly text, told apart by content.
     Spirv(&'a [u8]),
+    /// A SPIR-V binary (either byte order), never taken for text.
+    SpirvBinary(&'a [u8]),
     /// SPIR-V assembly text.
     SpirvText(&'a str),
     /// GLSL (Vulkan flavour, `#version 450`) for one stage, through naga's front end.
@@ -36,6 +38,16 @@ impl<'a> Source<'a> {
         Source {
             name: "<input>",
             code: Code::Spirv(bytes),
+        }
+    }
+
+    /// A SPIR-V binary in either byte order, and nothing else: input that does not start
+    /// with the magic number is rejected as not SPIR-V (`phys.header`) rather than read as
+    /// assembly text. For files named `.spv`.
+    pub fn spirv_binary(bytes: &'a [u8]) -> Source<'a> {
+        Source {
+            name: "<input>",
+            code: Code::SpirvBinary(bytes),
         }
     }
 
@@ -216,10 +228,12 @@ pub struct Compiled {
     /// Which register holds each input, output, uniform, literal and sampler (the JSON
     /// schema of conventions.md; serde-serialisable).
     pub reflection: Reflection,
-    /// What the compiler did that the source did not say (an output Flash requires written
-    /// with zeros, components no output register can carry …), each with its rule. The
-    /// command-line compilers print them to stderr and still succeed.
+    /// What the compiler did that the source did not say, each with its rule: components of
+    /// a PICA200 output that no semantic carries, an output Flash requires written with
+    /// zeros … Empty for a clean compile. [`Compiled::rendered_warnings`] has them as the
+    /// binaries print them (to stderr; they still succeed).
     pub warnings: Diagnostics,
+    rendered_warnings: String,
     agal: Option<Box<backend_agal::codegen::Compiled>>,
 }
 
@@ -227,7 +241,17 @@ impl Compiled {
     /// AGAL: the program in glsl2agal's JSON shape (`varnames`, `consts`, `agalasm`,
     /// `agalbin`), for loaders written for that tool. `None` for the PICA200.
     pub fn glsl2agal_json(&self) -> Option<String> {
-        self.agal.as_ref().map(|a| a.glsl2agal_json())
+        // From the reflection, whose constants keep infinities and NaNs (as "Infinity",
+        // "-Infinity", "NaN"), rather than from the back end's writer, which prints them as
+        // `null`.
+        self.agal.as_ref()?;
+        Some(self.reflection.glsl2agal_json(&self.listing, &self.bytes))
+    }
+
+    /// The warnings rendered as the binaries print them to stderr (`FILE: warning[RULE]:
+    /// message` and context lines, as errors are), or `""` when there are none.
+    pub fn rendered_warnings(&self) -> &str {
+        &self.rendered_warnings
     }
 }
 
@@ -253,6 +277,7 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
             };
             (input, text)
         }
+        Code::SpirvBinary(bytes) => (Input::Binary(bytes), None),
         Code::SpirvText(t) => (Input::Text(t), Some(t)),
         #[cfg(feature = "glsl")]
         Code::Glsl(text, stage) => {
@@ -334,13 +359,17 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 semantics: options.semantics.clone(),
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;
+            let warnings = lowered
+                .valid
+                .annotate(Diagnostics(program.warnings.clone()));
             Ok(Compiled {
                 target: Target::Pica,
                 stage: lowered.stage,
                 bytes: program.bytes(),
                 listing: backend_pica::disasm::listing(&program.binary),
                 reflection: program.reflection,
-                warnings: Diagnostics(Vec::new()),
+                rendered_warnings: render_warnings(&warnings, name, lowered.text.as_deref()),
+                warnings,
                 agal: None,
             })
         }
@@ -353,10 +382,27 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 bytes: program.bytes.clone(),
                 listing: program.listing(),
                 reflection: program.reflection.clone(),
+                rendered_warnings: render_warnings(
+                    &Diagnostics(program.warnings.clone()),
+                    name,
+                    lowered.text.as_deref(),
+                ),
                 warnings: Diagnostics(program.warnings.clone()),
                 agal: Some(Box::new(program)),
             })
         }
+    }
+}
+
+/// `warnings` rendered for the input called `name` (`text` when it was assembly text), each
+/// ending in a line break.
+fn render_warnings(warnings: &Diagnostics, name: &str, text: Option<&str>) -> String {
+    if warnings.0.is_empty() {
+        String::new()
+    } else {
+        let mut out = warnings.render(name, text);
+        out.push('\n');
+        out
     }
 }
 

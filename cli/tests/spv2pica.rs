@@ -144,3 +144,81 @@ fn a_compile_error_names_the_limit_and_leaves_no_file() {
     assert_eq!(left.len(), 1, "only the input: {left:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn text_in_a_spv_file_is_not_a_spirv_binary() {
+    let dir = scratch("notspv");
+    let input = dir.join("x.spv");
+    std::fs::write(
+        &input,
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n",
+    )
+    .unwrap();
+    let shown = input.to_str().unwrap();
+    let out = run(&[shown]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    // The first word of the file, "OpCa" read little-endian.
+    assert!(
+        err.starts_with(&format!(
+            "{shown}: error[phys.header]: not a SPIR-V binary (magic 0x6143704f, \"OpCa\")"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("= rule: SPIR-V §2.3 Physical Layout"), "{err}");
+    assert!(
+        !err.contains("asm.syntax") && !err.contains("docs/"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(left.len(), 1, "only the input: {left:?}");
+    // The same text named .spvasm is assembly, and its errors cite no file of ours.
+    let asm = dir.join("x.spvasm");
+    std::fs::write(&asm, "OpCapability Shader\nOpFoo\n").unwrap();
+    let out = run(&[asm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error[asm.syntax]"), "{err}");
+    assert!(err.contains("= rule: SPIRV-Tools assembly syntax"), "{err}");
+    assert!(
+        !err.contains("docs/") && !err.contains("../shared"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn dropped_output_components_are_a_warning_on_stderr() {
+    let dir = scratch("dropped");
+    let input = copy_in(&dir, "glsl/wide_outputs.vert.spv", "wide.spv");
+    let json = dir.join("wide.json");
+    let shown = input.to_str().unwrap();
+    let out = run(&[shown, "--reflect", json.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "{shown}: warning[pica.output-dropped]: output `outUv0` at location 1 has 4 \
+             components, but the output table carries only xyz (texcoord0 xy, texcoord0w z): \
+             component w is dropped\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "\n{shown}: warning[pica.output-dropped]: output `outUv1` at location 2 has 4 \
+             components, but the output table carries only xy (texcoord1 xy): components zw \
+             are dropped\n"
+        )),
+        "{err}"
+    );
+    let bin = backend_pica::shbin::read(&std::fs::read(dir.join("wide.shbin")).unwrap()).unwrap();
+    let r: mir::reflect::Reflection =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r.outputs.len(), bin.dvles[0].outputs.len());
+    // A clean shader prints nothing.
+    let clean = fixture("glsl/mvp_color.vert.spv");
+    let out = run(&["--check", clean.to_str().unwrap()]);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

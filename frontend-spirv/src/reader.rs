@@ -49,35 +49,46 @@ pub(crate) fn rule_error(rule: Rule, message: impl Into<String>) -> Diagnostic {
 }
 
 fn decode_words(bytes: &[u8]) -> Result<(Vec<Word>, bool), Box<Diagnostic>> {
-    if bytes.len() < 20 {
-        return Err(Box::new(
-            rule_error(
-                Rule::PhysHeader,
-                format!(
-                    "the input is {} bytes long, shorter than the 20-byte SPIR-V header",
-                    bytes.len()
-                ),
-            )
-            .with_span(Span::HEADER),
-        ));
-    }
-    let first = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let header_error =
+        |message: String| Box::new(rule_error(Rule::PhysHeader, message).with_span(Span::HEADER));
+    let Some(&[b0, b1, b2, b3]) = bytes.first_chunk::<4>() else {
+        return Err(header_error(format!(
+            "not a SPIR-V binary: the input is {} bytes long, shorter than the 20-byte SPIR-V \
+             header",
+            bytes.len()
+        )));
+    };
+    let first = u32::from_le_bytes([b0, b1, b2, b3]);
     let big_endian = if first == spirv::MAGIC_NUMBER {
         false
     } else if first.swap_bytes() == spirv::MAGIC_NUMBER {
         true
     } else {
-        return Err(Box::new(
-            rule_error(
-                Rule::PhysHeader,
-                format!(
-                    "the magic number is 0x{first:08x}; a SPIR-V module starts with 0x07230203 \
-                 (in either byte order)"
-                ),
-            )
-            .with_span(Span::HEADER),
+        // Text where a binary was expected is the usual mistake: show the bytes as text too.
+        let shown = if [b0, b1, b2, b3]
+            .iter()
+            .all(|b| b.is_ascii_graphic() || *b == b' ')
+        {
+            format!(", {:?}", String::from_utf8_lossy(&[b0, b1, b2, b3]))
+        } else {
+            String::new()
+        };
+        let mut d = header_error(format!(
+            "not a SPIR-V binary (magic 0x{first:08x}{shown}): a SPIR-V module starts with \
+             0x07230203, in either byte order"
         ));
+        if std::str::from_utf8(bytes).is_ok() {
+            d.notes
+                .push("the input is text; SPIR-V assembly text goes in a `.spvasm` file".into());
+        }
+        return Err(d);
     };
+    if bytes.len() < 20 {
+        return Err(header_error(format!(
+            "the input is {} bytes long, shorter than the 20-byte SPIR-V header",
+            bytes.len()
+        )));
+    }
     if !bytes.len().is_multiple_of(4) {
         return Err(Box::new(
             rule_error(

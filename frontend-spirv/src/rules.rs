@@ -294,12 +294,12 @@ impl Rule {
             ),
             Rule::CapUnsupported => (
                 "cap.unsupported",
-                "SPIR-V §2.1 Language Capabilities; docs/conventions.md",
+                "SPIR-V §2.1 Language Capabilities",
                 "the module declares only capabilities the PICA200 and AGAL targets can honour",
             ),
             Rule::CapAddressingModel => (
                 "cap.addressing-model",
-                "SPIR-V §3 OpMemoryModel; docs/conventions.md",
+                "SPIR-V §3 OpMemoryModel",
                 "the addressing model is Logical and the memory model Simple, GLSL450 or Vulkan: the targets have no memory to address",
             ),
             Rule::ExtInstructionSet => (

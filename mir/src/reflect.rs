@@ -17,12 +17,14 @@ pub struct Reflection {
     pub entry_point: String,
     /// The inputs.
     pub inputs: Vec<InputInfo>,
-    /// The outputs.
+    /// The outputs. PICA200: one entry per entry of the DVLE's output table, so an output
+    /// split over two semantics (`texcoord0` xy and `texcoord0w` z) has two.
     pub outputs: Vec<OutputInfo>,
     /// The uniforms.
     pub uniforms: Vec<UniformInfo>,
     /// Literal constants the application must upload (AGAL) or that the binary carries
-    /// (PICA200, listed for completeness).
+    /// (PICA200, listed for completeness: one entry per entry of the DVLE's constant table,
+    /// the loop counters in `i` registers included).
     pub constants: Vec<ConstantInfo>,
     /// Samplers (AGAL).
     pub samplers: Vec<SamplerInfo>,
@@ -54,7 +56,7 @@ pub struct OutputInfo {
     pub register: String,
     /// The PICA200 semantic (`position`, `color`, ...); `None` for AGAL.
     pub semantic: Option<String>,
-    /// The components written (`xyzw`).
+    /// The components written (`xyzw`); PICA200: the components that carry `semantic`.
     pub mask: String,
 }
 
@@ -79,12 +81,118 @@ pub struct UniformInfo {
 }
 
 /// A literal-constant register.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// In JSON (see [`ConstantInfo::is_integer`] for the integer registers):
+///
+/// ```json
+/// {"register": "c95", "value": [0.5, "Infinity", -2.0, "NaN"],
+///  "bits": ["0x3f000000", "0x7f800000", "0xc0000000", "0x7fc00000"]}
+/// ```
+///
+/// `value` holds numbers where they are finite and the strings `"Infinity"`, `"-Infinity"` and
+/// `"NaN"` where they are not (JSON has no such numbers; JavaScript's and ActionScript's
+/// `Number()`, Python's `float()`, C's `strtod` and Rust's `str::parse` all read these
+/// spellings). `bits` is each value's IEEE 754 binary32 bit pattern, so the exact value,
+/// NaN payload and sign of zero included, survives any JSON reader: for the PICA200 it is the
+/// `f32` equal to the float24 the `.shbin` holds (every float24 is one), for AGAL the `f32` to
+/// upload. When reading, `bits` wins over `value`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConstantInfo {
     /// The register.
     pub register: String,
     /// Its four values.
     pub value: [f32; 4],
+}
+
+impl ConstantInfo {
+    /// Whether this is an integer register (the PICA200's `i0`–`i3`, which counted loops
+    /// read: iteration count − 1, start and step of `aL`, 0). Its values are whole numbers
+    /// 0–255, written in JSON as integers with `bits` the byte each component holds
+    /// (`"0xff"`).
+    pub fn is_integer(&self) -> bool {
+        self.register.starts_with('i')
+    }
+}
+
+/// A float in the reflection's JSON spelling: a number where finite, else `"Infinity"`,
+/// `"-Infinity"` or `"NaN"`.
+pub fn json_number(v: f32) -> serde_json::Value {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    // The shortest decimal that reads back as this f32 (`0.1`), not the f64 widening
+    // (`0.10000000149011612`) that `Value::from(f32)` would print.
+    let shortest: f64 = format!("{v:?}").parse().unwrap_or(f64::from(v));
+    serde_json::Number::from_f64(shortest).map_or(serde_json::Value::Null, Into::into)
+}
+
+/// A float's value read back from [`json_number`]'s spelling.
+fn number_from_json(v: &serde_json::Value) -> Option<f32> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().map(|f| f as f32),
+        serde_json::Value::String(s) => match s.as_str() {
+            "Infinity" | "inf" => Some(f32::INFINITY),
+            "-Infinity" | "-inf" => Some(f32::NEG_INFINITY),
+            "NaN" | "nan" => Some(f32::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Serialize for ConstantInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("ConstantInfo", 3)?;
+        s.serialize_field("register", &self.register)?;
+        if self.is_integer() {
+            let bytes = self.value.map(|v| v as u8);
+            s.serialize_field("value", &bytes)?;
+            s.serialize_field("bits", &bytes.map(|b| format!("0x{b:02x}")))?;
+        } else {
+            s.serialize_field("value", &self.value.map(json_number))?;
+            s.serialize_field(
+                "bits",
+                &self.value.map(|v| format!("0x{:08x}", v.to_bits())),
+            )?;
+        }
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ConstantInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct Raw {
+            register: String,
+            value: [serde_json::Value; 4],
+            #[serde(default)]
+            bits: Option<[String; 4]>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let mut value = [0.0f32; 4];
+        for (slot, v) in value.iter_mut().zip(&raw.value) {
+            *slot = number_from_json(v)
+                .ok_or_else(|| D::Error::custom(format!("not a constant value: {v}")))?;
+        }
+        let mut info = ConstantInfo {
+            register: raw.register,
+            value,
+        };
+        if let (Some(bits), false) = (raw.bits, info.is_integer()) {
+            for (slot, b) in info.value.iter_mut().zip(&bits) {
+                let hex = b.strip_prefix("0x").unwrap_or(b);
+                *slot = u32::from_str_radix(hex, 16)
+                    .map(f32::from_bits)
+                    .map_err(|_| D::Error::custom(format!("not a bit pattern: {b}")))?;
+            }
+        }
+        Ok(info)
+    }
 }
 
 /// A sampler.
@@ -109,7 +217,8 @@ pub struct Stats {
     pub instructions: usize,
     /// Temporary registers used.
     pub temporaries: usize,
-    /// Constant registers used by literals.
+    /// Constant registers used by literals: the entries of `constants` (on the PICA200 the
+    /// float `c` and the integer `i` registers of the DVLE's constant table).
     pub constant_registers: usize,
     /// Operand descriptors (PICA200); `None` for AGAL.
     pub operand_descriptors: Option<usize>,
@@ -119,6 +228,43 @@ impl Reflection {
     /// The reflection as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// glsl2agal's JSON for an AGAL program with this reflection: `info` (empty: errors are
+    /// reported, not written), `varnames` (each input, output, uniform and sampler by name,
+    /// with its register), `consts` (each literal register with its four values, spelled as
+    /// [`json_number`] spells them), `agalasm` (the listing) and `agalbin` (the bytes, as
+    /// numbers). Compact, with a final line break.
+    pub fn glsl2agal_json(&self, listing: &str, bytes: &[u8]) -> String {
+        use serde_json::{Map, Value, json};
+        let mut varnames = Map::new();
+        let named = self
+            .inputs
+            .iter()
+            .map(|i| (&i.name, &i.register))
+            .chain(self.outputs.iter().map(|o| (&o.name, &o.register)))
+            .chain(self.uniforms.iter().map(|u| (&u.name, &u.register)))
+            .chain(self.samplers.iter().map(|s| (&s.name, &s.register)));
+        for (name, register) in named {
+            varnames.insert(name.clone(), Value::from(register.clone()));
+        }
+        let mut consts = Map::new();
+        for c in &self.constants {
+            consts.insert(
+                c.register.clone(),
+                Value::Array(c.value.iter().map(|&v| json_number(v)).collect()),
+            );
+        }
+        let value = json!({
+            "info": "",
+            "varnames": varnames,
+            "consts": consts,
+            "agalasm": listing,
+            "agalbin": bytes,
+        });
+        let mut text = serde_json::to_string(&value).unwrap_or_default();
+        text.push('\n');
+        text
     }
 }
 
@@ -130,4 +276,65 @@ pub fn mask_letters(bits: u8) -> String {
         .filter(|(i, _)| bits & (1 << i) != 0)
         .map(|(_, c)| *c)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_survive_json_bit_for_bit() {
+        let odd = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::from_bits(0x7fc0_1234),
+            -0.0,
+            0.1,
+            1e30,
+            f32::from_bits(1),
+            -2.5,
+        ];
+        for values in odd.chunks(4) {
+            let k = ConstantInfo {
+                register: "c95".into(),
+                value: values.try_into().unwrap(),
+            };
+            let text = serde_json::to_string(&k).unwrap();
+            assert!(!text.contains("null"), "{text}");
+            let back: ConstantInfo = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                back.value.map(f32::to_bits),
+                k.value.map(f32::to_bits),
+                "{text}"
+            );
+        }
+        let k = ConstantInfo {
+            register: "c0".into(),
+            value: [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 0.1],
+        };
+        assert_eq!(
+            serde_json::to_string(&k).unwrap(),
+            r#"{"register":"c0","value":["Infinity","-Infinity","NaN",0.1],"bits":["0x7f800000","0xff800000","0x7fc00000","0x3dcccccd"]}"#
+        );
+        // Without `bits`, the values are read from their spelling.
+        let k: ConstantInfo =
+            serde_json::from_str(r#"{"register":"c1","value":["Infinity",-1,0.5,"NaN"]}"#).unwrap();
+        assert_eq!(k.value[..3], [f32::INFINITY, -1.0, 0.5]);
+        assert!(k.value[3].is_nan());
+    }
+
+    #[test]
+    fn integer_registers_are_written_as_integers() {
+        let k = ConstantInfo {
+            register: "i3".into(),
+            value: [255.0, 0.0, 1.0, 0.0],
+        };
+        assert!(k.is_integer());
+        let text = serde_json::to_string(&k).unwrap();
+        assert_eq!(
+            text,
+            r#"{"register":"i3","value":[255,0,1,0],"bits":["0xff","0x00","0x01","0x00"]}"#
+        );
+        assert_eq!(serde_json::from_str::<ConstantInfo>(&text).unwrap(), k);
+    }
 }

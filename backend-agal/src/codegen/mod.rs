@@ -111,9 +111,9 @@ impl Compiled {
         disasm::program_listing(&self.program)
     }
 
-    /// glsl2agal's JSON (see [`reflect::glsl2agal_json`]).
+    /// glsl2agal's JSON (see [`mir::reflect::Reflection::glsl2agal_json`]).
     pub fn glsl2agal_json(&self) -> String {
-        reflect::glsl2agal_json(&self.reflection, &self.listing(), &self.bytes)
+        self.reflection.glsl2agal_json(&self.listing(), &self.bytes)
     }
 }
 

@@ -6,7 +6,6 @@ use mir::module::{Module, TextureDim};
 use mir::reflect::{
     ConstantInfo, InputInfo, OutputInfo, Reflection, SamplerInfo, Stats, UniformInfo, mask_letters,
 };
-use serde_json::{Map, Value, json};
 
 use super::interface::Interface;
 use crate::operand::RegType;
@@ -106,39 +105,4 @@ pub fn reflection(
             operand_descriptors: None,
         },
     }
-}
-
-/// glsl2agal's JSON for a program: `info` (empty: errors are reported, not written),
-/// `varnames` (each input, output, uniform and sampler by name, with its register),
-/// `consts` (each literal register with its four values), `agalasm` (the listing) and
-/// `agalbin` (the bytes, as numbers).
-pub fn glsl2agal_json(reflection: &Reflection, listing: &str, bytes: &[u8]) -> String {
-    let mut varnames = Map::new();
-    for i in &reflection.inputs {
-        varnames.insert(i.name.clone(), Value::from(i.register.clone()));
-    }
-    for o in &reflection.outputs {
-        varnames.insert(o.name.clone(), Value::from(o.register.clone()));
-    }
-    for u in &reflection.uniforms {
-        varnames.insert(u.name.clone(), Value::from(u.register.clone()));
-    }
-    for s in &reflection.samplers {
-        varnames.insert(s.name.clone(), Value::from(s.register.clone()));
-    }
-    let mut consts = Map::new();
-    for c in &reflection.constants {
-        consts.insert(c.register.clone(), json!(c.value));
-    }
-    let value = json!({
-        "info": "",
-        "varnames": varnames,
-        "consts": consts,
-        "agalasm": listing,
-        "agalbin": bytes,
-    });
-    // Compact: `agalbin` has a number per byte.
-    let mut text = serde_json::to_string(&value).unwrap_or_default();
-    text.push('\n');
-    text
 }

@@ -51,6 +51,9 @@ pub struct Program {
     pub outputs: Vec<Option<(u8, crate::operand::WriteMask)>>,
     /// Where everything is, for the application (conventions.md's JSON).
     pub reflection: mir::reflect::Reflection,
+    /// What the program leaves out of the shader, which compiled anyway (components of an
+    /// output that no semantic carries).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Program {
@@ -120,7 +123,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         inputs.insert(input.location, input.location as u8);
         input_mask |= 1 << input.location;
     }
-    let (slots, output_table) = match outputs::assign(&m.outputs, &options.semantics) {
+    let assigned = match outputs::assign(&m.outputs, &options.semantics) {
         Ok(x) => x,
         Err(e) => {
             errors.extend(e);
@@ -130,11 +133,12 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
     if !errors.is_empty() {
         return Err(diagnostics(errors));
     }
+    let slots = &assigned.slots;
 
     // When the values do not fit the temporaries, recompute the cheap ones at their
     // readers (rematerialisation) and try once more.
     let mut pool = pool::Pool::default();
-    let mut selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+    let mut selected = select::select(&m, &inputs, slots, &mut pool).map_err(diagnostics)?;
     // Every selected instruction is one word: past the limit already, no allocation (the
     // slowest step on a program that large) can help.
     let words = (0..selected.code.len())
@@ -163,7 +167,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
                 )])
             })?;
         pool = pool::Pool::default();
-        selected = select::select(&m, &inputs, &slots, &mut pool).map_err(diagnostics)?;
+        selected = select::select(&m, &inputs, slots, &mut pool).map_err(diagnostics)?;
         allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
     }
     let alloc = match allocated {
@@ -286,14 +290,14 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         }
     }
     uniforms.sort_by_key(|u| u.start);
-    let output_mask = output_table.iter().fold(0u16, |m, o| m | 1 << o.reg);
+    let output_mask = assigned.table.iter().fold(0u16, |m, o| m | 1 << o.reg);
     let dvle = shbin::Dvle {
         entry_start: 0,
         entry_end: emitted.code.len() as u32,
         input_mask,
         output_mask,
         constants,
-        outputs: output_table,
+        outputs: assigned.table.clone(),
         uniforms,
         ..Default::default()
     };
@@ -302,7 +306,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         descriptors: encoded.descriptors,
         dvles: vec![dvle],
     };
-    let reflection = reflect(&m, &binary, &slots, &pool, emitted.temporaries);
+    let reflection = reflect(&m, &binary, &assigned.owners, emitted.temporaries);
     Ok(Program {
         reflection,
         binary,
@@ -313,23 +317,21 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
             .map(|s| s.as_ref().map(|s| (s.reg, s.mask)))
             .collect(),
         constants: pool.registers(),
+        warnings: assigned.warnings,
     })
 }
 
-/// The reflection of a compiled module.
+/// The reflection of a compiled module, read from its DVLE where the DVLE has the facts: one
+/// output entry per output-table entry (`owners[k]` is the module output table entry `k`
+/// carries), and one constant entry per constant-table entry.
 fn reflect(
     m: &Module,
     binary: &ShaderBinary,
-    slots: &[Option<select::OutputSlot>],
-    pool: &pool::Pool,
+    owners: &[usize],
     temporaries: usize,
 ) -> mir::reflect::Reflection {
     use mir::reflect::*;
-    let table = binary
-        .dvles
-        .first()
-        .map(|d| d.outputs.as_slice())
-        .unwrap_or(&[]);
+    let dvle = binary.dvles.first();
     let inputs = m
         .inputs
         .iter()
@@ -339,24 +341,21 @@ fn reflect(
             register: format!("v{}", i.location),
         })
         .collect();
-    let outputs = m
-        .outputs
+    let outputs = dvle
+        .map(|d| d.outputs.as_slice())
+        .unwrap_or(&[])
         .iter()
-        .zip(slots)
-        .filter_map(|(o, slot)| {
-            let slot = slot.as_ref()?;
-            let semantic = table
-                .iter()
-                .find(|e| e.reg == slot.reg)
-                .map(|e| e.semantic.name().to_string());
-            Some(OutputInfo {
+        .zip(owners)
+        .map(|(entry, &i)| {
+            let o = &m.outputs[i];
+            OutputInfo {
                 name: o.name.clone(),
                 location: o.location,
                 builtin: o.builtin.map(|b| format!("{b:?}")),
-                register: format!("o{}", slot.reg),
-                semantic,
-                mask: mask_letters(slot.mask.bits()),
-            })
+                register: format!("o{}", entry.reg),
+                semantic: Some(entry.semantic.name().to_string()),
+                mask: mask_letters(entry.mask.bits()),
+            }
         })
         .collect();
     let uniforms = m
@@ -372,12 +371,24 @@ fn reflect(
             count: u.count,
         })
         .collect();
-    let constants = pool
-        .registers()
-        .into_iter()
-        .map(|(reg, value)| ConstantInfo {
-            register: format!("c{reg}"),
-            value: value.map(|v| F24::from_f32_picasso(v).to_f32()),
+    // Float registers hold float24: listed as the f32 equal to it. Integer registers (the
+    // counts of `loop`) as their four bytes.
+    let constants: Vec<ConstantInfo> = dvle
+        .map(|d| d.constants.as_slice())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|c| match *c {
+            Constant::Float { reg, value } => Some(ConstantInfo {
+                register: format!("c{reg}"),
+                value: value.map(F24::to_f32),
+            }),
+            Constant::Int { reg, value } => Some(ConstantInfo {
+                register: format!("i{reg}"),
+                value: value.map(f32::from),
+            }),
+            // The compiler keeps no booleans in the table (bool uniforms are the
+            // application's).
+            Constant::Bool { .. } => None,
         })
         .collect();
     Reflection {
@@ -388,13 +399,13 @@ fn reflect(
         inputs,
         outputs,
         uniforms,
-        constants,
         samplers: Vec::new(),
         stats: Stats {
             instructions: binary.code.len(),
             temporaries,
-            constant_registers: pool.len(),
+            constant_registers: constants.len(),
             operand_descriptors: Some(binary.descriptors.len()),
         },
+        constants,
     }
 }

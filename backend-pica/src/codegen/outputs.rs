@@ -4,6 +4,7 @@
 
 use mir::Diagnostic;
 use mir::module::{BuiltIn, Output};
+use mir::reflect::mask_letters;
 
 use super::select::OutputSlot;
 use crate::limits;
@@ -51,9 +52,20 @@ fn mask(first: u8, count: u8) -> WriteMask {
     )
 }
 
-/// One slot per module output (in the module's order; `None` for one the PICA200 ignores),
-/// and the DVLE output table.
-pub type Assigned = (Vec<Option<OutputSlot>>, Vec<shbin::Output>);
+/// Where the outputs went.
+#[derive(Clone, Debug, Default)]
+pub struct Assigned {
+    /// One slot per module output, in the module's order (`None` for one the PICA200
+    /// ignores, such as `gl_PointSize`).
+    pub slots: Vec<Option<OutputSlot>>,
+    /// The DVLE output table.
+    pub table: Vec<shbin::Output>,
+    /// For each entry of `table`, the index of the module output it carries.
+    pub owners: Vec<usize>,
+    /// Components of outputs that no semantic carries, and that are therefore not written
+    /// (the `w` of a `vec4` at location 1, the `zw` of one at location 2).
+    pub warnings: Vec<Diagnostic>,
+}
 
 /// Assigns the outputs their registers and semantics.
 pub fn assign(
@@ -61,8 +73,10 @@ pub fn assign(
     overrides: &[(u32, Semantic)],
 ) -> Result<Assigned, Vec<Diagnostic>> {
     let mut errors = Vec::new();
-    let mut slots: Vec<Option<OutputSlot>> = vec![None; outputs.len()];
-    let mut table = Vec::new();
+    let mut assigned = Assigned {
+        slots: vec![None; outputs.len()],
+        ..Assigned::default()
+    };
     let mut next = 0u8;
     // gl_Position first, in o0.
     let mut order: Vec<usize> = (0..outputs.len()).collect();
@@ -124,29 +138,68 @@ pub fn assign(
         let reg = next;
         next += 1;
         let own = semantic_lanes(semantic).min(lanes);
-        table.push(shbin::Output {
+        assigned.table.push(shbin::Output {
             semantic,
             reg,
             mask: mask(0, own),
         });
+        assigned.owners.push(i);
         let mut written = own;
+        let mut carriers = format!("{} {}", semantic.name(), mask_letters(mask(0, own).bits()));
         // A texture coordinate's third component is `texcoord0w`.
         if semantic == Semantic::TexCoord0 && lanes >= 3 {
-            table.push(shbin::Output {
+            assigned.table.push(shbin::Output {
                 semantic: Semantic::TexCoord0W,
                 reg,
                 mask: mask(2, 1),
             });
+            assigned.owners.push(i);
             written = 3;
+            carriers.push_str(", texcoord0w z");
         }
-        slots[i] = Some(OutputSlot {
+        if written < lanes {
+            assigned
+                .warnings
+                .push(dropped(o, written, lanes, &carriers));
+        }
+        assigned.slots[i] = Some(OutputSlot {
             reg,
             mask: mask(0, written),
         });
     }
     if errors.is_empty() {
-        Ok((slots, table))
+        Ok(assigned)
     } else {
         Err(errors)
+    }
+}
+
+/// The warning for the components `written..lanes` of output `o`, which no semantic carries
+/// (`carriers` lists the table entries that carry the others).
+fn dropped(o: &Output, written: u8, lanes: u8, carriers: &str) -> Diagnostic {
+    let lost = lanes - written;
+    let place = match o.location {
+        Some(l) => format!(" at location {l}"),
+        None => String::new(),
+    };
+    let d = Diagnostic::warning(
+        "pica.output-dropped",
+        format!(
+            "output `{}`{place} has {lanes} components, but the output table carries only {} \
+             ({carriers}): {} {} {} dropped",
+            o.name,
+            mask_letters(mask(0, written).bits()),
+            if lost == 1 { "component" } else { "components" },
+            mask_letters(mask(written, lost).bits()),
+            if lost == 1 { "is" } else { "are" },
+        ),
+    );
+    match o.location {
+        Some(l) => d.with_note(format!(
+            "declare it with {written} components, or give location {l} a semantic that takes \
+             all {lanes} with --semantic {l}=NAME (color, normalquat and dummy take four, view \
+             three)"
+        )),
+        None => d,
     }
 }

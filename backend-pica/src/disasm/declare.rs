@@ -10,6 +10,11 @@
 //!   reproduces the table without allocating; float values are printed as the `f32` that
 //!   picasso's truncating conversion maps back to the stored bits.
 //! - Outputs are written with an explicit register and mask.
+//! - Names are written as they are, so picasso's table gets the user's name. picasso binds each
+//!   declared name as an alias that wins over the register of the same name, so when a name is
+//!   also a register's (`v3`, `c0`), the file's `.in`/`.fvec`/`.ivec`/`.bool` lines go after its
+//!   code instead of before, where no register operand follows them. A name picasso cannot read
+//!   at all is respelled (never with a leading `_`, which would hide it), with a warning.
 
 use mir::hash::HashMap;
 
@@ -75,35 +80,26 @@ pub(super) fn declare(
     entry: &str,
     shared: &mut UniformSpace,
     out: &mut String,
+    tail: &mut String,
     warnings: &mut Vec<String>,
 ) {
     let mut names: HashMap<String, ()> = HashMap::default();
+    // Whether a declared name is also a register's name (see the end).
+    let mut shadows = false;
     // A name picasso cannot read (`lights[2].color` from a struct array) is written with
-    // `_` for each character it rejects, so the listing still assembles; only the symbol
-    // string differs then, and a warning says so.
+    // `_` for each character it rejects, and with a `u` in front when it does not start
+    // with a letter (never with a `_` in front: picasso leaves such names out of the
+    // table), so the listing still assembles; only the symbol string differs then, and a
+    // warning says so.
     let mut name_ok = |name: &mut String, warnings: &mut Vec<String>| {
-        if !crate::asm::is_identifier(name) || looks_like_register(name) {
-            let spelled: String = name
-                .chars()
-                .enumerate()
-                .map(|(i, c)| {
-                    let ok = c == '$'
-                        || c == '_'
-                        || c.is_ascii_alphabetic()
-                        || (i > 0 && c.is_ascii_digit());
-                    if ok { c } else { '_' }
-                })
-                .collect();
-            let spelled = if looks_like_register(&spelled) {
-                format!("_{spelled}")
-            } else {
-                spelled
-            };
+        if !crate::asm::is_identifier(name) {
+            let spelled = picasso_spelling(name);
             warnings.push(format!(
                 "name {name:?} is not usable in picasso; written as {spelled:?}"
             ));
             *name = spelled;
         }
+        shadows |= looks_like_register(name);
         if names.insert(name.to_string(), ()).is_some() {
             warnings.push(format!("name {name:?} is declared twice"));
         }
@@ -148,8 +144,13 @@ pub(super) fn declare(
         shared
     };
 
+    // Inputs and uniforms go to `decls`: at the top of the file, or after the code when a
+    // name is also a register's (see the end).
+    let mut decls = String::new();
+    let out_head = std::mem::take(out);
     // Inputs.
     let mut input_mask = 0u16;
+    let mut input_names = Vec::new();
     for u in &dvle.uniforms {
         if let Some((UniformFile::Input, n, count)) = u.range() {
             let mut name = u.name.replace('.', "$");
@@ -159,8 +160,15 @@ pub(super) fn declare(
                     "input {name} (v{n}, {count} registers) has no picasso spelling"
                 ));
             }
+            // `.in` reads its register after the earlier `.in` names are bound.
+            if input_names.contains(&format!("v{n}")) {
+                warnings.push(format!(
+                    "input {name}: its register v{n} is the name of an earlier input"
+                ));
+            }
             input_mask |= 1 << n;
-            *out += &format!(".in {name} v{n}\n");
+            decls += &format!(".in {name} v{n}\n");
+            input_names.push(name);
         }
     }
     if input_mask != dvle.input_mask {
@@ -201,7 +209,7 @@ pub(super) fn declare(
                         "uniform {name} is declared elsewhere at another register"
                     ));
                 }
-                *out += &decl(&name, count);
+                decls += &decl(&name, count);
                 continue;
             }
             if n < space.next[i] {
@@ -213,11 +221,11 @@ pub(super) fn declare(
                 space
                     .known
                     .insert(gap.clone(), (file, space.next[i], n - space.next[i]));
-                *out += &decl(&gap, n - space.next[i]);
+                decls += &decl(&gap, n - space.next[i]);
             }
             space.known.insert(name.clone(), (file, n, count));
             space.next[i] = space.next[i].max(n + count);
-            *out += &decl(&name, count);
+            decls += &decl(&name, count);
         }
     }
 
@@ -281,4 +289,45 @@ pub(super) fn declare(
         warnings.push("merge-outmaps flag does not follow from the outputs".into());
     }
     *out += &format!(".entry {entry}\n");
+
+    // picasso binds every declared name as an alias, and an alias wins over the register of
+    // the same name in every operand after it: after `.fvec v3`, `v3` means that uniform's
+    // `c` register. A name that is also a register's (`v3`, `c0`, `o1`; picasso's test is a
+    // letter of `ovrcib` followed by a digit) is still written as it is, so that picasso keeps
+    // it in the table under the user's name, but then the declarations go after everything
+    // that names a register (`.setf`, `.out`, the code) and so shadow none of them. Their order
+    // among themselves, which fixes the allocation, is unchanged.
+    let rest = std::mem::replace(out, out_head);
+    if shadows {
+        *out += &rest;
+        tail.push_str(
+            "\n; declared after the code: a name below is also a register's name, and picasso \
+             would read that register as the name after the declaration\n",
+        );
+        tail.push_str(&decls);
+    } else {
+        *out += &decls;
+        *out += &rest;
+    }
+}
+
+/// `name` with `_` for each character picasso's identifiers do not take, and a `u` in front
+/// when it does not start with a letter, `_` or `$` (a `_` in front would hide it).
+fn picasso_spelling(name: &str) -> String {
+    let starts_well = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$');
+    let mut spelled = String::new();
+    if !starts_well {
+        spelled.push('u');
+    }
+    spelled.extend(name.chars().map(|c| {
+        if c == '$' || c == '_' || c.is_ascii_alphanumeric() {
+            c
+        } else {
+            '_'
+        }
+    }));
+    spelled
 }

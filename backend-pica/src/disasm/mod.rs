@@ -4,8 +4,10 @@
 //! One file per DVLE (picasso makes one DVLE per source file): directives that rebuild the
 //! DVLE's tables (`declare.rs`), then the procedures of that file's part of the code blob with
 //! their IF/ELSE and FOR blocks (`body.rs`). Registers are written by number, so the listing does
-//! not depend on the uniform names being usable as identifiers; where something cannot be
-//! written so that picasso reproduces it, the listing says so in [`Listing::warnings`].
+//! not depend on the uniform names being usable as identifiers; a file whose input or uniform
+//! names include a register's name (`v3`) declares them after its code, where they hide no
+//! register. Where something cannot be written so that picasso reproduces it, the listing says
+//! so in [`Listing::warnings`].
 
 mod body;
 mod declare;
@@ -95,9 +97,11 @@ pub fn disassemble(bin: &ShaderBinary) -> Listing {
             text += &format!(", entry {:#05X}..{:#05X}", d.entry_start, d.entry_end);
         }
         text += "\n";
+        // Declarations that must follow the code (names that are also register names).
+        let mut tail = String::new();
         match (dvle, plan.entries.get(k)) {
             (Some(d), Some(entry)) => {
-                declare::declare(d, entry, &mut shared, &mut text, &mut warnings)
+                declare::declare(d, entry, &mut shared, &mut text, &mut tail, &mut warnings)
             }
             _ => text += ".nodvle\n",
         }
@@ -130,6 +134,7 @@ pub fn disassemble(bin: &ShaderBinary) -> Listing {
         }
         body.label(file.end);
         text += &body.out;
+        text += &tail;
         files.push(ListingFile { name, text });
     }
     Listing { files, warnings }
@@ -189,6 +194,77 @@ mod tests {
             l.warnings
         );
         assert!(l.text().contains("; warning:"));
+    }
+
+    /// The listing of `bin`, assembled again.
+    fn reassembled(bin: &ShaderBinary) -> ShaderBinary {
+        let text = listing(bin);
+        crate::asm::assemble_str("listing.v.pica", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn names_that_are_register_names_are_kept_and_hide_no_register() {
+        // add o0, c0, v3 with an input called `c0` in v3 and a uniform called `v3` in c0.
+        let mut bin = binary(&[
+            Inst::Binary {
+                op: BinaryOp::Add,
+                form: Form::Normal,
+                dst: Dest::new(DstReg::Output(0)),
+                src1: Source::new(SrcReg::Const(0)),
+                src2: Source::new(SrcReg::Input(3)),
+            },
+            Inst::End,
+        ]);
+        let d = &mut bin.dvles[0];
+        d.input_mask = 1 << 3;
+        d.output_mask = 1;
+        d.outputs.push(crate::shbin::Output {
+            semantic: crate::shbin::Semantic::Position,
+            reg: 0,
+            mask: crate::operand::WriteMask::XYZW,
+        });
+        for (name, start) in [("c0", 0x03), ("v3", 0x10), ("o1", 0x11)] {
+            d.uniforms.push(crate::shbin::Uniform {
+                name: name.into(),
+                start,
+                end: start,
+            });
+        }
+        let l = disassemble(&bin);
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        let text = l.text();
+        assert!(text.contains("\n.fvec v3\n.fvec o1\n"), "{text}");
+        assert!(!text.contains(" _"), "{text}");
+        assert!(
+            text.find(".fvec v3").unwrap() > text.find("\tend\n").unwrap(),
+            "{text}"
+        );
+        assert_eq!(reassembled(&bin), bin);
+    }
+
+    #[test]
+    fn names_picasso_cannot_read_do_not_become_hidden() {
+        let mut bin = binary(&[Inst::Nop, Inst::End]);
+        for (name, start) in [("2d", 0x10), ("lights[1].color", 0x11)] {
+            bin.dvles[0].uniforms.push(crate::shbin::Uniform {
+                name: name.into(),
+                start,
+                end: start,
+            });
+        }
+        let l = disassemble(&bin);
+        let text = l.text();
+        assert!(text.contains(".fvec u2d\n"), "{text}");
+        assert!(text.contains(".fvec lights_1_$color\n"), "{text}");
+        assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+        // Only the symbol strings differ: picasso keeps both in its table.
+        let again = reassembled(&bin);
+        let names: Vec<&str> = again.dvles[0]
+            .uniforms
+            .iter()
+            .map(|u| u.name.as_str())
+            .collect();
+        assert_eq!(names, ["u2d", "lights_1_.color"]);
     }
 
     #[test]

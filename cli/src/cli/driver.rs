@@ -76,7 +76,8 @@ impl From<crate::Error> for Failure {
     }
 }
 
-/// The library's source for a file's bytes: by extension, else by content.
+/// The library's source for a file's bytes: by extension (`.spv` is a binary, `.spvasm`
+/// text), else by content.
 /// GLSL files take their stage from the extension (`.vert`, `.frag`), else from
 /// `--vertex`/`--fragment`, else vertex.
 fn source<'a>(
@@ -90,6 +91,9 @@ fn source<'a>(
     };
     let source = match path.extension().and_then(|e| e.to_str()) {
         Some("spvasm") => Source::spirv_text(text()?),
+        // A `.spv` file is a binary: text in one is an error about the header, not about
+        // assembly syntax.
+        Some("spv") => Source::spirv_binary(bytes),
         Some("vert") => Source::glsl(text()?, Stage::Vertex),
         Some("frag") => Source::glsl(text()?, Stage::Fragment),
         Some("glsl") => Source::glsl(text()?, stage.unwrap_or(Stage::Vertex)),
@@ -117,9 +121,8 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
         return write_output(common, &display, "mir", text.as_bytes());
     }
     let program = crate::compile(source, &options)?;
-    if !program.warnings.0.is_empty() {
-        eprint!("{}", program.warnings.render(&display, None));
-    }
+    // Warnings go to stderr and do not change the exit status.
+    eprint!("{}", program.rendered_warnings());
     if let Target::Agal(Agal {
         link: Some(other), ..
     }) = target
@@ -185,6 +188,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
         source(other, &bytes, &shown, other_options.stage)?,
         &other_options,
     )?;
+    eprint!("{}", compiled.rendered_warnings());
     let (v, f) = if mine_vertex {
         (program, &compiled)
     } else {

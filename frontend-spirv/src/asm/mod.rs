@@ -67,7 +67,12 @@ impl AsmError {
     fn into_diagnostic(self) -> Diagnostic {
         let mut d = Diagnostic::error(RULE, self.message);
         d.text_range = Some(self.range);
-        d.reference = Some("docs/spirv-assembly-syntax.txt (SPIRV-Tools assembly syntax)".into());
+        d.reference = Some(
+            "SPIRV-Tools assembly syntax (what spirv-as reads and spirv-dis writes): one \
+             instruction per line, `%result = OpName operands`, ids as `%name`, strings in \
+             double quotes, `;` comments"
+                .into(),
+        );
         d
     }
 }
