@@ -143,7 +143,7 @@ pub struct Options {
     pub entry: Option<String>,
     /// The stage to compile (needed only when the module has entry points for several).
     pub stage: Option<Stage>,
-    /// PICA200: output semantics by location, over the defaults of conventions.md.
+    /// PICA200: output semantics by location, over the defaults of docs/conventions.md.
     pub semantics: Vec<(u32, Semantic)>,
     /// AGAL: the Stage3D profile (the AGAL version and every limit). Default `baseline`.
     pub profile: Profile,
@@ -226,7 +226,7 @@ pub struct Compiled {
     /// The program as text the target's assembler accepts (picasso; AGALMiniAssembler).
     pub listing: String,
     /// Which register holds each input, output, uniform, literal and sampler (the JSON
-    /// schema of conventions.md; serde-serialisable).
+    /// schema of docs/conventions.md; serde-serialisable).
     pub reflection: Reflection,
     /// What the compiler did that the source did not say, each with its rule: components of
     /// a PICA200 output that no semantic carries, an output Flash requires written with

@@ -1,6 +1,6 @@
 //! The reflection both back ends produce (`--reflect FILE`, the library's `Reflection`):
 //! which register holds each input, output, uniform, literal and sampler, in the schema of
-//! conventions.md. Registers are spelled as the target's assembler spells them.
+//! docs/conventions.md. Registers are spelled as the target's assembler spells them.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Where the interface lives (conventions.md): vertex inputs at location L in `vaL`, fragment
+//! Where the interface lives (docs/conventions.md): vertex inputs at location L in `vaL`, fragment
 //! inputs in varying `vL`; `gl_Position` in `op`, vertex outputs at location L in varying `vL`,
 //! fragment outputs at location L in `ocL`, `gl_FragDepth` in `od`; uniforms from register 0
 //! of `vc` (vertex) or `fc` (fragment); samplers at binding B in `fsB`. Each register is

@@ -80,7 +80,7 @@ pub struct Compiled {
     pub bytes: Vec<u8>,
     /// The profile it was compiled for.
     pub profile: Profile,
-    /// Where everything is, for the application (conventions.md's JSON).
+    /// Where everything is, for the application (docs/conventions.md's JSON).
     pub reflection: mir::reflect::Reflection,
     /// The literal pool: registers and values, to upload once.
     pub constants: Vec<(u16, [f32; 4])>,

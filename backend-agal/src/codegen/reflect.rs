@@ -1,4 +1,4 @@
-//! What the application needs to feed a compiled program: conventions.md's reflection, and
+//! What the application needs to feed a compiled program: docs/conventions.md's reflection, and
 //! the JSON glsl2agal writes (`varnames`, `consts`, `agalasm`, `agalbin`), which existing
 //! Stage3D loaders read.
 

@@ -1,6 +1,6 @@
 //! Sampler flags: SPIR-V says only which binding and dimension a sampler has; the filter,
 //! mipmapping, wrapping and format that AGAL carries in every `tex` come from the user
-//! (`--sampler B=FLAG,...`, AGALMiniAssembler's spelling), over conventions.md's defaults:
+//! (`--sampler B=FLAG,...`, AGALMiniAssembler's spelling), over docs/conventions.md's defaults:
 //! `linear, mipnone, repeat, rgba` for 2D and `linear, miplinear, clamp, rgba` for cube maps.
 //! A number among the flags is the LOD bias, as in AGALMiniAssembler.
 

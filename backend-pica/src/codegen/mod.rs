@@ -49,7 +49,7 @@ pub struct Program {
     /// For each output of the module (in its order), the register and components written
     /// (`None` for an output the PICA200 ignores, such as `gl_PointSize`).
     pub outputs: Vec<Option<(u8, crate::operand::WriteMask)>>,
-    /// Where everything is, for the application (conventions.md's JSON).
+    /// Where everything is, for the application (docs/conventions.md's JSON).
     pub reflection: mir::reflect::Reflection,
     /// What the program leaves out of the shader, which compiled anyway (components of an
     /// output that no semantic carries).

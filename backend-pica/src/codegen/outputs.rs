@@ -1,5 +1,5 @@
 //! Where each output goes: `gl_Position` in o0, user outputs in the next free `o` registers in
-//! location order, each with the semantic its location has by default (conventions.md) or the
+//! location order, each with the semantic its location has by default (docs/conventions.md) or the
 //! one `--semantic L=NAME` gives it.
 
 use mir::Diagnostic;

@@ -454,7 +454,7 @@ impl Lowerer<'_> {
             BuiltIn::Position => (MirBuiltIn::Position, 4),
             BuiltIn::FragDepth => (MirBuiltIn::FragDepth, 1),
             BuiltIn::PointSize | BuiltIn::ClipDistance | BuiltIn::CullDistance => {
-                // Accepted and dropped: neither target has them (conventions.md).
+                // Accepted and dropped: neither target has them (docs/conventions.md).
                 return self.local_storage(ty, name);
             }
             other => {
