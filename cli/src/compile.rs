@@ -365,7 +365,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
             Ok(Compiled {
                 target: Target::Pica,
                 stage: lowered.stage,
-                bytes: program.bytes(),
+                bytes: program.bytes.clone(),
                 listing: backend_pica::disasm::listing(&program.binary),
                 reflection: program.reflection,
                 rendered_warnings: render_warnings(&warnings, name, lowered.text.as_deref()),

@@ -34,11 +34,13 @@ pub struct Error {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The input is not valid SPIR-V (or GLSL/WGSL), or uses what the target cannot do, or
-    /// does not fit the target's limits. The diagnostics say which.
+    /// does not fit the target's limits. Each diagnostic's [`fault`](mir::Diagnostic::fault)
+    /// says which.
     Rejected,
     /// A file could not be read or written (build-script helper only).
     Io,
-    /// The compiler broke one of its own invariants: a bug, to be reported.
+    /// The compiler broke one of its own invariants: a bug, to be reported (the diagnostics
+    /// have a rule ending in `.internal`).
     Internal,
 }
 
@@ -47,8 +49,17 @@ impl Error {
     /// was assembly text (diagnostics then quote its lines).
     pub(crate) fn rejected(diagnostics: Diagnostics, name: &str, text: Option<&str>) -> Error {
         let rendered = diagnostics.render(name, text);
+        // A back end's broken invariant is the compiler's fault, whatever stage found it.
+        let internal = diagnostics
+            .0
+            .iter()
+            .any(|d| d.fault() == mir::Fault::Internal);
         Error {
-            kind: ErrorKind::Rejected,
+            kind: if internal {
+                ErrorKind::Internal
+            } else {
+                ErrorKind::Rejected
+            },
             diagnostics,
             rendered,
         }

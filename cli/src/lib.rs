@@ -66,4 +66,4 @@ pub use compile::{
 pub use error::{Error, ErrorKind};
 pub use frontend_spirv::entry::Stage;
 pub use mir::reflect::Reflection;
-pub use mir::{Diagnostic, Diagnostics};
+pub use mir::{Diagnostic, Diagnostics, Fault};

@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let sim = backend_pica::sim::Simulator::new(&program.bytes()).unwrap();
+    let sim = backend_pica::sim::Simulator::new(&program.bytes).unwrap();
     // Inputs and uniforms on the generator's grid.
     let mut next = || (src.below(65) as i32 - 32) as f32 / 8.0;
     let inputs: Vec<[f32; 4]> = m

@@ -26,6 +26,6 @@ fuzz_target!(|data: &[u8]| {
     let Ok(program) = backend_pica::codegen::compile(&m, &Default::default()) else {
         return;
     };
-    let sim = backend_pica::sim::Simulator::new(&program.bytes()).expect("our .shbin reads back");
+    let sim = backend_pica::sim::Simulator::new(&program.bytes).expect("our .shbin reads back");
     let _ = sim.run(0, &[[0.5; 4]; 16], &backend_pica::sim::Uniforms::default());
 });

@@ -43,6 +43,50 @@ impl fmt::Display for Severity {
     }
 }
 
+/// Whose problem a diagnostic is, so that a tool can tell a user's mistake from a bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// The input is wrong: not valid SPIR-V (or GLSL, WGSL, assembly text), or an option or
+    /// entry point that does not fit it. The user fixes the input.
+    Input,
+    /// The input is valid but uses what the target cannot do (a shadow sampler, a fragment
+    /// stage on the PICA200, a loop AGAL cannot unroll).
+    Unsupported,
+    /// The program does not fit the target's limits (registers, instructions, varyings).
+    Limit,
+    /// The compiler broke one of its own rules: a bug, to be reported.
+    Internal,
+}
+
+impl Fault {
+    /// The fault a rule identifier names, by the project's naming of rules: `*.internal` and
+    /// `*.limit` say so; the validity checks (`phys`, `layout`, `id`, `type`, `cfg`, `asm`,
+    /// `naga`, `entry`, option and link rules) are the input's; everything else (capabilities,
+    /// lowering, the back ends' refusals) is unsupported.
+    pub fn of_rule(rule: &str) -> Fault {
+        let (family, name) = rule.split_once('.').unwrap_or((rule, ""));
+        match (family, name) {
+            (_, "internal") => Fault::Internal,
+            (_, "limit") => Fault::Limit,
+            ("phys" | "layout" | "id" | "type" | "cfg" | "asm" | "naga" | "entry", _) => {
+                Fault::Input
+            }
+            (_, "option" | "link") => Fault::Input,
+            _ => Fault::Unsupported,
+        }
+    }
+
+    /// Its name in messages and JSON: `input`, `unsupported`, `limit`, `internal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Input => "input",
+            Fault::Unsupported => "unsupported",
+            Fault::Limit => "limit",
+            Fault::Internal => "internal",
+        }
+    }
+}
+
 /// One error or warning about the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -83,6 +127,11 @@ impl Diagnostic {
             notes: Vec::new(),
             reference: None,
         }
+    }
+
+    /// Whose problem this is (see [`Fault::of_rule`]).
+    pub fn fault(&self) -> Fault {
+        Fault::of_rule(self.rule)
     }
 
     /// A warning under `rule` with `message`.

@@ -38,7 +38,7 @@ pub mod types;
 pub mod vcode;
 pub mod verify;
 
-pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use diag::{Diagnostic, Diagnostics, Fault, Severity};
 pub use func::{Block, BlockId, Function, InstId, Terminator, Value};
 pub use inst::{CmpOp, Inst, Op, Operand};
 pub use module::{Module, Stage};

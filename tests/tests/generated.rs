@@ -71,7 +71,7 @@ fn generated_shaders_agree_with_the_interpreter() {
         };
         with_ifs += text.contains("OpSelectionMerge") as usize;
         with_loops += text.contains("OpLoopMerge") as usize;
-        let sim = Simulator::new(&program.bytes()).expect("reads back");
+        let sim = Simulator::new(&program.bytes).expect("reads back");
         for case in 0..4 {
             let values = grid_values(&m, &mut rng);
             let env = values.env(&Procedural);

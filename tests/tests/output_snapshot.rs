@@ -30,7 +30,12 @@ fn snapshot() -> String {
     let mut out = String::new();
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
-        let folder = path.parent().unwrap().file_name().unwrap().to_string_lossy();
+        let folder = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
         let name = format!("{folder}/{}", path.file_name().unwrap().to_string_lossy());
         for (target, options) in &targets {
             let line = match compile(Source::spirv(&bytes).named(&name), options) {

@@ -77,7 +77,7 @@ fn the_corpus_compiles_and_runs_as_the_mir_says() {
                 continue;
             }
         };
-        let sim = Simulator::new(&program.bytes()).expect("our own .shbin reads back");
+        let sim = Simulator::new(&program.bytes).expect("our own .shbin reads back");
         let mut rng = Rng(0x9e37_79b9 ^ name.len() as u64);
         for trial in 0..48 {
             let values = Values::random(m, &mut rng, trial % 2 == 0);
@@ -149,7 +149,7 @@ fn listings_assemble_back_to_the_same_bytes() {
             );
             continue;
         };
-        let bytes = program.bytes();
+        let bytes = program.bytes.clone();
         let listing = backend_pica::disasm::disassemble(&program.binary);
         let again = backend_pica::asm::assemble_str("listing.v.pica", &listing.files[0].text)
             .map(|b| backend_pica::shbin::write(&b).expect("writes"));

@@ -240,7 +240,7 @@ fn more_than_32_multiply_add_patterns_still_compile() {
         (30..=32).contains(&mads),
         "{mads} MADs: the limit is not exercised"
     );
-    let sim = backend_pica::sim::Simulator::new(&p.bytes()).unwrap();
+    let sim = backend_pica::sim::Simulator::new(&p.bytes).unwrap();
     let mut rng = tests::mirtest::Rng(7);
     for _ in 0..20 {
         let values = tests::mirtest::Values::random(&m, &mut rng, false);
@@ -297,7 +297,7 @@ fn rematerialisation_makes_room() {
         "only {pressure} live at once: nothing to show"
     );
     let p = compile(&m, &Options::default()).expect("fits once values are recomputed");
-    let sim = backend_pica::sim::Simulator::new(&p.bytes()).unwrap();
+    let sim = backend_pica::sim::Simulator::new(&p.bytes).unwrap();
     let mut rng = tests::mirtest::Rng(11);
     for _ in 0..10 {
         let values = tests::mirtest::Values::random(&m, &mut rng, false);

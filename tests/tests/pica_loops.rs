@@ -34,7 +34,7 @@ fn vertex(source: &str) -> mir::Module {
 /// returns the code.
 fn compile_and_compare(m: &mir::Module, small_ints: bool) -> Vec<Inst> {
     let p = backend_pica::codegen::compile(m, &Default::default()).expect("compiles");
-    let sim = Simulator::new(&p.bytes()).unwrap();
+    let sim = Simulator::new(&p.bytes).unwrap();
     let k = m
         .outputs
         .iter()

@@ -78,7 +78,7 @@ impl Runner for Pica {
             .collect();
         let options = Options { semantics };
         let program = compile(module, &options).map_err(|e| e.render("", None))?;
-        let sim = Simulator::new(&program.bytes()).map_err(|e| e.to_string())?;
+        let sim = Simulator::new(&program.bytes).map_err(|e| e.to_string())?;
         Ok(Box::new(Compiled {
             module: module.clone(),
             program,

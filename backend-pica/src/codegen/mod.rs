@@ -38,6 +38,8 @@ pub struct Options {
 /// A compiled program.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// The `.shbin` file (what `DVLB_ParseFile` reads).
+    pub bytes: Vec<u8>,
     /// The `.shbin` contents.
     pub binary: ShaderBinary,
     /// The instructions of `main` (END included).
@@ -54,13 +56,6 @@ pub struct Program {
     /// What the program leaves out of the shader, which compiled anyway (components of an
     /// output that no semantic carries).
     pub warnings: Vec<Diagnostic>,
-}
-
-impl Program {
-    /// The `.shbin` bytes.
-    pub fn bytes(&self) -> Vec<u8> {
-        shbin::write(&self.binary).unwrap_or_default()
-    }
 }
 
 fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
@@ -307,8 +302,16 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         dvles: vec![dvle],
     };
     let reflection = reflect(&m, &binary, &assigned.owners, emitted.temporaries);
+    // The limits were checked above; a table the container still cannot hold is a bug.
+    let bytes = shbin::write(&binary).map_err(|e| {
+        diagnostics(vec![Diagnostic::error(
+            "pica.internal",
+            format!("internal error (this is a bug): the .shbin cannot be written: {e}"),
+        )])
+    })?;
     Ok(Program {
         reflection,
+        bytes,
         binary,
         code: emitted.code,
         temporaries: emitted.temporaries,
