@@ -12,34 +12,16 @@ use crate::validate::ValidModule;
 /// The rule identifier of entry-point selection errors.
 pub const RULE: &str = "entry.select";
 
-/// A shader stage the targets know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
-    /// A vertex program (both targets).
-    Vertex,
-    /// A fragment program (AGAL only).
-    Fragment,
-    /// A geometry program (PICA200, later).
-    Geometry,
-}
+/// A shader stage the targets know: the IR's, one type from the front end to the back ends.
+pub use mir::Stage;
 
-impl Stage {
-    fn of(model: ExecutionModel) -> Option<Stage> {
-        match model {
-            ExecutionModel::Vertex => Some(Stage::Vertex),
-            ExecutionModel::Fragment => Some(Stage::Fragment),
-            ExecutionModel::Geometry => Some(Stage::Geometry),
-            _ => None,
-        }
-    }
-
-    /// The stage's name in lower case, as the reflection JSON spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Vertex => "vertex",
-            Stage::Fragment => "fragment",
-            Stage::Geometry => "geometry",
-        }
+/// The stage of an execution model, if the targets know it.
+fn stage_of(model: ExecutionModel) -> Option<Stage> {
+    match model {
+        ExecutionModel::Vertex => Some(Stage::Vertex),
+        ExecutionModel::Fragment => Some(Stage::Fragment),
+        ExecutionModel::Geometry => Some(Stage::Geometry),
+        _ => None,
     }
 }
 
@@ -60,7 +42,7 @@ impl EntryPoint {
     /// Its stage (`None` for execution models neither target has, which
     /// [`select`] never returns).
     pub fn stage(&self) -> Option<Stage> {
-        Stage::of(self.model)
+        stage_of(self.model)
     }
 }
 
@@ -130,7 +112,7 @@ fn pick(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Box<Diagn
         }
     }
     if let Some(stage) = query.stage {
-        candidates.retain(|e| Stage::of(e.model) == Some(stage));
+        candidates.retain(|e| stage_of(e.model) == Some(stage));
         if candidates.is_empty() {
             return Err(fail(format!(
                 "no {} entry point{}; the module has {}",
@@ -146,12 +128,12 @@ fn pick(module: &ValidModule, query: &Query<'_>) -> Result<EntryPoint, Box<Diagn
     let runnable: Vec<&EntryPoint> = candidates
         .iter()
         .copied()
-        .filter(|e| Stage::of(e.model).is_some_and(|s| query.supported.contains(&s)))
+        .filter(|e| stage_of(e.model).is_some_and(|s| query.supported.contains(&s)))
         .collect();
     match (runnable.as_slice(), candidates.as_slice()) {
         ([one], _) => Ok((*one).clone()),
         ([], [only]) => {
-            let why = match Stage::of(only.model) {
+            let why = match stage_of(only.model) {
                 Some(stage) => (query.unsupported_reason)(stage),
                 None => format!(
                     "{:?} programs are not supported: the targets run vertex and fragment programs",

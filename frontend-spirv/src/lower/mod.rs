@@ -139,11 +139,7 @@ impl<'m> Lowerer<'m> {
     }
 
     fn finish(self) -> mir::Module {
-        let stage = match self.entry.model {
-            spirv::ExecutionModel::Fragment => mir::Stage::Fragment,
-            spirv::ExecutionModel::Geometry => mir::Stage::Geometry,
-            _ => mir::Stage::Vertex,
-        };
+        let stage = self.entry.stage().unwrap_or(mir::Stage::Vertex);
         mir::Module {
             stage,
             entry_point: self.entry.name.clone(),
