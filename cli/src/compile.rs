@@ -412,12 +412,9 @@ pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> 
     let lowered = lower(source, options)?;
     let name = source.name;
     let m = match options.target {
-        Target::Pica => {
-            let mut m = lowered.mir.clone();
-            mir::passes::optimize_with(&mut m, &mir::passes::Options::pica())
-                .map_err(|e| internal(name, e))?;
-            m
-        }
+        Target::Pica => backend_pica::codegen::prepare::prepare(&lowered.mir).map_err(|d| {
+            Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref())
+        })?,
         Target::Agal => backend_agal::codegen::prepare(&lowered.mir, &options.agal_options())
             .map_err(|d| {
                 Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref())

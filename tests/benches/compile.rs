@@ -97,7 +97,7 @@ fn naga_to_glsl(bytes: &[u8]) -> Option<String> {
 fn front_and_mir(bytes: &[u8]) -> Option<usize> {
     let m = tests::mirtest::lower(bytes).ok()?;
     let mut m = m;
-    mir::passes::optimize_with(&mut m, &mir::passes::Options::pica()).ok()?;
+    mir::passes::optimize_with(&mut m, &backend_pica::codegen::prepare::passes()).ok()?;
     Some(m.function.insts.len())
 }
 

@@ -25,9 +25,9 @@ fn optimisation_preserves_results_on_the_corpus() {
         let mut variants = Vec::new();
         for (what, options) in [
             ("default", mir::passes::Options::default()),
-            ("pica", mir::passes::Options::pica()),
-            ("agal 1", mir::passes::Options::agal(false)),
-            ("agal 2", mir::passes::Options::agal(true)),
+            ("pica", backend_pica::codegen::prepare::passes()),
+            ("agal 1", backend_agal::codegen::prepare::passes(false)),
+            ("agal 2", backend_agal::codegen::prepare::passes(true)),
         ] {
             let mut optimised = original.clone();
             match mir::passes::optimize_with(&mut optimised, &options) {

@@ -290,7 +290,7 @@ fn rematerialisation_makes_room() {
          void main() {{ {body} gl_Position = a; }}"
     ));
     let mut optimised = m.clone();
-    mir::passes::optimize_with(&mut optimised, &mir::passes::Options::pica()).unwrap();
+    mir::passes::optimize_with(&mut optimised, &backend_pica::codegen::prepare::passes()).unwrap();
     let pressure = mir::liveness::pressure(&optimised.function).values;
     assert!(
         pressure > 16,

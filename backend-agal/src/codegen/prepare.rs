@@ -21,7 +21,8 @@ use mir::hash::HashMap;
 use mir::func::{Function, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};
 use mir::module::Module;
-use mir::passes::{Options, optimize_with};
+use mir::passes::expand::Expand;
+use mir::passes::{IfConversion, Options, optimize_with};
 use mir::regions::Regions;
 use mir::types::{Swizzle, Ty};
 use mir::{Diagnostic, Span};
@@ -39,6 +40,42 @@ pub struct Prepared {
     /// Whether an AGAL 2 or 3 program had its `if`s flattened (some `if` broke Flash's rules
     /// for conditional blocks).
     pub flattened: bool,
+}
+
+/// AGAL's choices for the optimiser: its expansions, bools as floats, no multiply-add (AGAL
+/// has none), loops unrolled completely (no AGAL version has a loop instruction); with
+/// `branches` false (AGAL 1) every `if` becomes selects.
+pub fn passes(branches: bool) -> Options {
+    Options {
+        if_conversion: if branches {
+            IfConversion::UpTo(6)
+        } else {
+            IfConversion::All
+        },
+        unroll_trips: 256,
+        unroll_budget: 2048,
+        fuse_mad: false,
+        float_bools: true,
+        expand: Expand {
+            sub: false,
+            mad: true,
+            div: false,
+            sqrt: false,
+            pow: false,
+            sin_cos: false,
+            floor: true,
+            fract: false,
+            rounding: true,
+            sat: false,
+            // The back end fuses the `dph`s of a matrix's rows into one `m44` and expands
+            // the others itself.
+            dph: false,
+            cross: false,
+            normalize: 0b10110,
+            dot2: true,
+        },
+        ..Options::default()
+    }
 }
 
 /// Runs the pipeline and this back end's rewrites.
@@ -86,7 +123,7 @@ pub fn prepare(
 
 fn optimise(m: &Module, branches: bool) -> Result<Module, Vec<Diagnostic>> {
     let mut run = m.clone();
-    optimize_with(&mut run, &Options::agal(branches)).map_err(|e| {
+    optimize_with(&mut run, &passes(branches)).map_err(|e| {
         vec![Diagnostic::error(
             "agal.internal",
             format!("internal error (this is a bug): {e}"),

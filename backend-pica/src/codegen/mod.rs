@@ -13,13 +13,14 @@
 pub mod emit;
 pub mod outputs;
 pub mod pool;
+pub mod prepare;
 pub mod select;
 pub mod vinst;
 
 use mir::hash::HashMap;
 
 use mir::vcode::AllocError;
-use mir::{Diagnostic, Diagnostics, Module, Stage};
+use mir::{Diagnostic, Diagnostics, Module};
 
 use crate::encode::encode_program;
 use crate::error::EncodeError;
@@ -64,41 +65,7 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 
 /// Compiles a vertex module.
 pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostics> {
-    if module.stage != Stage::Vertex {
-        return Err(diagnostics(vec![Diagnostic::error(
-            "pica.stage",
-            format!(
-                "{} programs are not supported: the PICA200 back end compiles vertex programs",
-                module.stage.name()
-            ),
-        )]));
-    }
-    let mut m = module.clone();
-    mir::passes::optimize_with(&mut m, &mir::passes::Options::pica()).map_err(|e| {
-        diagnostics(vec![Diagnostic::error(
-            "pica.internal",
-            format!("internal error (this is a bug): {e}"),
-        )])
-    })?;
-
-    // A loop that folding left unable to repeat, left early from inside an `if`.
-    let stuck = mir::passes::once::remaining(&m.function);
-    if !stuck.is_empty() {
-        return Err(diagnostics(
-            stuck
-                .into_iter()
-                .map(|span| {
-                    Diagnostic::error(
-                        "pica.control-flow",
-                        "a loop whose body always leaves it on the first trip, through a \
-                         `break` inside an `if`, is not supported: write the body without \
-                         the loop",
-                    )
-                    .with_span(span)
-                })
-                .collect(),
-        ));
-    }
+    let mut m = prepare::prepare(module)?;
 
     // Inputs: location L is vL.
     let mut errors = Vec::new();

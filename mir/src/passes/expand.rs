@@ -63,51 +63,6 @@ pub struct Expand {
     pub dot2: bool,
 }
 
-impl Expand {
-    /// What the PICA200 needs (SUB and SAT are one or two instructions its instruction
-    /// selection writes directly; expanding them here would only make simplify undo it).
-    pub fn pica() -> Expand {
-        Expand {
-            sub: false,
-            mad: false,
-            div: true,
-            sqrt: true,
-            pow: true,
-            sin_cos: true,
-            floor: false,
-            fract: true,
-            rounding: true,
-            sat: false,
-            dph: false,
-            cross: true,
-            normalize: 0b11110,
-            dot2: true,
-        }
-    }
-
-    /// What AGAL needs.
-    pub fn agal() -> Expand {
-        Expand {
-            sub: false,
-            mad: true,
-            div: false,
-            sqrt: false,
-            pow: false,
-            sin_cos: false,
-            floor: true,
-            fract: false,
-            rounding: true,
-            sat: false,
-            // The back end fuses the `dph`s of a matrix's rows into one `m44` and expands
-            // the others itself.
-            dph: false,
-            cross: false,
-            normalize: 0b10110,
-            dot2: true,
-        }
-    }
-}
-
 /// Expands until nothing is left to expand. Returns whether anything changed.
 ///
 /// # Panics

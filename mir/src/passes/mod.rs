@@ -103,38 +103,6 @@ impl Default for Options {
     }
 }
 
-impl Options {
-    /// The PICA200's choices: its expansions, bools as floats, `if`s on bool uniforms kept
-    /// as IFU branches, small `if`s (six instructions) as selects.
-    pub fn pica() -> Options {
-        Options {
-            keep_uniform_branches: true,
-            float_bools: true,
-            expand: expand::Expand::pica(),
-            ..Options::default()
-        }
-    }
-
-    /// AGAL's choices: its expansions, bools as floats, no multiply-add, loops unrolled
-    /// completely (no AGAL version has a loop instruction); with `branches` false (AGAL 1)
-    /// every `if` becomes selects.
-    pub fn agal(branches: bool) -> Options {
-        Options {
-            if_conversion: if branches {
-                IfConversion::UpTo(6)
-            } else {
-                IfConversion::All
-            },
-            unroll_trips: 256,
-            unroll_budget: 2048,
-            fuse_mad: false,
-            float_bools: true,
-            expand: expand::Expand::agal(),
-            ..Options::default()
-        }
-    }
-}
-
 /// What the pipeline did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {

@@ -1,0 +1,74 @@
+//! The MIR the selector receives: the module after the PICA200's pass pipeline (what
+//! `--emit mir` prints), and the pipeline's choices for this machine.
+
+use mir::passes::expand::Expand;
+use mir::passes::{Options, optimize_with};
+use mir::{Diagnostic, Diagnostics, Module, Stage};
+
+/// The PICA200's choices for the optimiser: its expansions (no `sin`, `cos`, `pow`,
+/// division or square root in hardware; SUB and SAT are written directly by selection, so
+/// expanding them would only make simplify undo it), bools as floats, `if`s on bool uniforms
+/// kept as IFU branches, small `if`s (six instructions) as selects, counted loops of up to 8
+/// trips unrolled.
+pub fn passes() -> Options {
+    Options {
+        keep_uniform_branches: true,
+        float_bools: true,
+        expand: Expand {
+            sub: false,
+            mad: false,
+            div: true,
+            sqrt: true,
+            pow: true,
+            sin_cos: true,
+            floor: false,
+            fract: true,
+            rounding: true,
+            sat: false,
+            dph: false,
+            cross: true,
+            normalize: 0b11110,
+            dot2: true,
+        },
+        ..Options::default()
+    }
+}
+
+/// Runs the pipeline on a vertex module; errors for what this machine cannot run.
+pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
+    if module.stage != Stage::Vertex {
+        return Err(Diagnostics(vec![Diagnostic::error(
+            "pica.stage",
+            format!(
+                "{} programs are not supported: the PICA200 back end compiles vertex programs",
+                module.stage.name()
+            ),
+        )]));
+    }
+    let mut m = module.clone();
+    optimize_with(&mut m, &passes()).map_err(|e| {
+        Diagnostics(vec![Diagnostic::error(
+            "pica.internal",
+            format!("internal error (this is a bug): {e}"),
+        )])
+    })?;
+    // A loop that folding left unable to repeat, left early from inside an `if`.
+    let stuck = mir::passes::once::remaining(&m.function);
+    if !stuck.is_empty() {
+        return Err(Diagnostics(
+            stuck
+                .into_iter()
+                .map(|span| {
+                    Diagnostic::error(
+                        "pica.control-flow",
+                        "a loop whose body always leaves it on the first trip, through a \
+                         `break` inside an `if`, is not supported: write the body without \
+                         the loop",
+                    )
+                    .with_span(span)
+                })
+                .collect(),
+        ));
+    }
+    Ok(m)
+}
