@@ -38,6 +38,10 @@ pub enum Profile {
     StandardExtended,
 }
 
+/// The most temporaries any profile has (AGAL 2 and 3: `ft0`–`ft25`, `vt0`–`vt25`); what the
+/// code generator's and the simulator's register files are sized by.
+pub const MAX_TEMPORARIES: usize = 26;
+
 /// What a profile allows. Counts are numbers of registers (the highest index is one less).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
@@ -260,6 +264,12 @@ impl FromStr for Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn register_files_are_sized_by_the_largest_profile() {
+        let most = Profile::ALL.iter().map(|p| p.limits().temporaries).max();
+        assert_eq!(most.map(usize::from), Some(MAX_TEMPORARIES));
+    }
 
     #[test]
     fn names_and_versions() {

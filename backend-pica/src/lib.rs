@@ -22,7 +22,8 @@
 //!
 //! Modules: [`operand`] and [`inst`] (the instruction type and its checked constructors),
 //! [`opdesc`] and [`encode`] (descriptor sharing and instruction words), [`decode`],
-//! [`shbin`] (the container), [`asm`] (picasso's syntax), [`disasm`] (listings), [`sim`]
+//! [`shbin`] (the container), [`padding`] (where flow control needs a NOP, for the assembler and
+//! the code generator alike), [`asm`] (picasso's syntax), [`disasm`] (listings), [`sim`]
 //! (the simulator), [`float24`], [`limits`], [`error`].
 #![deny(missing_docs)]
 
@@ -37,6 +38,7 @@ pub mod inst;
 pub mod limits;
 pub mod opdesc;
 pub mod operand;
+pub mod padding;
 pub mod shbin;
 pub mod sim;
 

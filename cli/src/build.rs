@@ -26,9 +26,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::Stage;
 use crate::compile::{Compiled, Options, Source, Target, compile};
 use crate::error::{Error, ErrorKind};
-use frontend_spirv::entry::Stage;
 
 /// The shaders of a project, and where their outputs go.
 #[derive(Clone, Debug, Default)]

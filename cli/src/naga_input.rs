@@ -3,7 +3,7 @@
 //! naga's own errors (with line and column) become [`Error`]s under the rule `naga.glsl`
 //! or `naga.wgsl`.
 
-use frontend_spirv::entry::Stage;
+use crate::Stage;
 use mir::{Diagnostic, Diagnostics};
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};

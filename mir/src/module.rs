@@ -156,3 +156,16 @@ pub struct Module {
     /// Source file names for spans' `OpLine` positions.
     pub source_files: Vec<String>,
 }
+
+impl Module {
+    /// The first constant register after every float uniform (bool uniforms, which the
+    /// PICA200 keeps in `b` registers, not counted): where literals or moved bools may go.
+    pub fn first_free_float_register(&self) -> u32 {
+        self.uniforms
+            .iter()
+            .filter(|u| !u.is_bool)
+            .map(|u| u.register + u.count)
+            .max()
+            .unwrap_or(0)
+    }
+}

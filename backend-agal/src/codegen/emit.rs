@@ -17,9 +17,9 @@ use mir::{Diagnostic, Span};
 
 use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
 use crate::inst::Instruction;
+use crate::limits::MAX_TEMPORARIES as TEMPORARIES;
 use crate::opcode::Opcode;
 use crate::operand::{Address, Dest, Indirect, Mask, RegType, Source, Swizzle};
-use crate::sim::TEMPORARIES;
 
 /// What emission produces.
 pub struct Emitted {

@@ -159,12 +159,8 @@ pub fn assign(
         Stage::Vertex => limits.vertex_constants,
         Stage::Fragment => limits.fragment_constants,
     };
-    let uniform_registers = module
-        .uniforms
-        .iter()
-        .map(|u| u.register + u.count)
-        .max()
-        .unwrap_or(0);
+    // Bool uniforms were given float registers by `prepare`.
+    let uniform_registers = module.first_free_float_register();
     if uniform_registers > u32::from(constants) {
         errors.push(limit(format!(
             "the uniforms take {uniform_registers} constant registers; the {profile} profile \

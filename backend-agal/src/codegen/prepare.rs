@@ -134,13 +134,7 @@ fn optimise(m: &Module, branches: bool) -> Result<Module, Vec<Diagnostic>> {
 
 /// Gives every bool uniform a float register after the others and reads it as `x != 0`.
 fn bool_uniforms(m: &mut Module) -> Vec<(u32, u32)> {
-    let first = m
-        .uniforms
-        .iter()
-        .filter(|u| !u.is_bool)
-        .map(|u| u.register + u.count)
-        .max()
-        .unwrap_or(0);
+    let first = m.first_free_float_register();
     let mut map = Vec::new();
     for (next, u) in (first..).zip(m.uniforms.iter_mut().filter(|u| u.is_bool)) {
         map.push((u.register, next));

@@ -34,8 +34,8 @@ use std::fmt;
 /// Four float32 lanes.
 pub type Vec4 = [f32; 4];
 
-/// How many temporaries, varyings and colour outputs the simulator has (the largest profile's).
-pub const TEMPORARIES: usize = 26;
+/// How many temporaries the simulator has (the largest profile's).
+pub const TEMPORARIES: usize = crate::limits::MAX_TEMPORARIES;
 /// Varying registers the simulator keeps.
 pub const VARYINGS: usize = 10;
 /// Colour outputs the simulator keeps.

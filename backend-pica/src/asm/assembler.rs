@@ -2,17 +2,17 @@
 //! and labels, per-DVLE tables and the uniform allocators; the line loop; and the final step that
 //! resolves procedure calls and entry points, encodes and builds the [`ShaderBinary`].
 
-use mir::hash::HashMap;
+use std::collections::HashMap;
 
 use super::AsmError;
 use super::operand::{Alias, Reg};
-use super::padding::{self, Closing};
 use super::text;
 use crate::encode;
 use crate::float24::F24;
 use crate::inst::Inst;
 use crate::limits;
 use crate::operand::Target;
+use crate::padding::{self, Closing};
 use crate::shbin::{self, Constant, GeometryParams, Output, ShaderBinary, ShaderType, Uniform};
 
 /// picasso's register numbering for uniforms: v 0x00, c 0x20, i 0x80, b 0x88.

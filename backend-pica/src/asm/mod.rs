@@ -23,7 +23,6 @@ mod assembler;
 mod directive;
 mod instr;
 mod operand;
-pub mod padding;
 mod text;
 
 pub(crate) use text::is_identifier;

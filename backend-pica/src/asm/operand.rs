@@ -11,7 +11,7 @@
 //! index on a register that is not a constant, and refuses a negative offset (which picasso drops
 //! without a word, index register and all).
 
-use mir::hash::HashMap;
+use std::collections::HashMap;
 
 use super::text::parse_uint;
 use crate::operand::{Component, RelIndex, Swizzle};

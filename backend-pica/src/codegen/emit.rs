@@ -10,7 +10,7 @@
 //!   undefined on the hardware).
 //! - Register moves that regalloc2 asks for become MOVs where they belong: in the block, in
 //!   an arm (for a split edge), or after the loop (for its exit edge).
-//! - Padding NOPs go where picasso puts them ([`crate::asm::padding`]), and a NOP between two
+//! - Padding NOPs go where picasso puts them ([`crate::padding`]), and a NOP between two
 //!   MOVAs, so that the listing of the result assembles to the same words.
 
 use mir::hash::HashMap;
@@ -21,10 +21,10 @@ use mir::{Diagnostic, Span};
 
 use super::select::Test;
 use super::vinst::{VDst, VInst, VOp, VSrc};
-use crate::asm::padding::{Closing, needs_nop};
 use crate::inst::{Inst, UnaryOp};
 use crate::limits;
 use crate::operand::{BoolReg, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg, Target};
+use crate::padding::{Closing, needs_nop};
 
 /// What emission produces.
 pub struct Emitted {

@@ -156,13 +156,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
         emit::emit(&m.function, &selected.code, &alloc, &selected.branches).map_err(diagnostics)?;
 
     // The literal pool and the uniforms share c0–c95.
-    let top_uniform = m
-        .uniforms
-        .iter()
-        .filter(|u| !u.is_bool)
-        .map(|u| u.register + u.count)
-        .max()
-        .unwrap_or(0);
+    let top_uniform = m.first_free_float_register();
     if pool.len() > usize::from(limits::FLOAT_UNIFORMS) {
         return Err(diagnostics(vec![Diagnostic::error(
             "pica.limit",

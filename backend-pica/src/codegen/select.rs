@@ -78,7 +78,7 @@ pub fn select(
         span: mir::Span::default(),
         lane: 0,
         shift_count: 1,
-        uses: use_counts(f),
+        uses: f.use_counts(),
         outputs_at: HashMap::default(),
         mad_descriptors: Vec::new(),
         places: HashMap::default(),
@@ -1091,22 +1091,6 @@ fn describe(op: Op) -> String {
         Op::Ddx | Op::Ddy => "a screen-space derivative".into(),
         other => format!("the operation `{}`", other.name()),
     }
-}
-
-/// How many times each value is read, by instructions and terminators.
-fn use_counts(f: &Function) -> HashMap<Value, usize> {
-    let mut uses: HashMap<Value, usize> = HashMap::default();
-    for &b in &f.layout {
-        for &i in &f.blocks[b].insts {
-            for a in &f.insts[i].args {
-                *uses.entry(a.value).or_default() += 1;
-            }
-        }
-        for a in f.blocks[b].term.operands() {
-            *uses.entry(a.value).or_default() += 1;
-        }
-    }
-    uses
 }
 
 /// Whether `v` is computed by an instruction that writes a register (so it can write

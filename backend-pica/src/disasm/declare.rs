@@ -16,7 +16,7 @@
 //!   code instead of before, where no register operand follows them. A name picasso cannot read
 //!   at all is respelled (never with a leading `_`, which would hide it), with a warning.
 
-use mir::hash::HashMap;
+use std::collections::HashMap;
 
 use crate::float24::F24;
 use crate::shbin::{Constant, Dvle, Semantic, ShaderType, UniformFile};

@@ -2,12 +2,10 @@
 
 use std::process::ExitCode;
 
-use backend_agal::Profile;
-use backend_agal::codegen::SamplerFlags;
 use clap::Parser;
-use frontend_spirv::entry::Stage;
 use spv2retro::cli::args::{AgalEmit, Common};
 use spv2retro::cli::driver::{self, Agal, Target};
+use spv2retro::{Profile, SamplerFlags, Stage};
 
 /// Compile a SPIR-V vertex or fragment shader to AGAL bytecode for Stage3D.
 #[derive(Parser, Debug)]

@@ -5,8 +5,8 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::Stage;
 use anyhow::{Context, anyhow};
-use frontend_spirv::entry::Stage;
 
 use crate::cli::args::{AgalEmit, Common, Pica, PicaEmit};
 use crate::{Compiled, Options, Source};
@@ -26,9 +26,9 @@ pub struct Agal {
     /// What to write.
     pub emit: AgalEmit,
     /// The Stage3D profile.
-    pub profile: backend_agal::Profile,
+    pub profile: crate::Profile,
     /// Sampler flags by binding.
-    pub samplers: Vec<backend_agal::codegen::SamplerFlags>,
+    pub samplers: Vec<crate::SamplerFlags>,
     /// The other stage's shader (SPIR-V) or program (`.agal`), to check that the varyings
     /// agree.
     pub link: Option<std::path::PathBuf>,
@@ -199,7 +199,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
 
 /// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.
 /// Prints a summary on success; each broken rule with Flash's error number otherwise.
-pub fn validate_agal(input: &Path, profile: backend_agal::Profile) -> Result<(), Failure> {
+pub fn validate_agal(input: &Path, profile: crate::Profile) -> Result<(), Failure> {
     let shown = display_name(input);
     let bytes = read_input(input)?;
     match backend_agal::validate(&bytes, profile) {
