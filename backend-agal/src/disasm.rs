@@ -1,7 +1,7 @@
 //! Bytes to a listing in AGALMiniAssembler syntax, one line per token.
 //!
 //! The spelling is the one the golden listings use, so that Adobe's assembler and
-//! [`crate::asm::assemble`] turn the text back into the same bytes: four-letter source
+//! `asm::assemble` turn the text back into the same bytes: four-letter source
 //! swizzles (an identity swizzle left out), destination masks (a full mask left out),
 //! relative sources as `vc[va0.x+5]`, and sampler flags in the order dimension, filter, mip,
 //! wrap, format, then special flags and a non-zero LOD bias. `op`, `oc`, `od` and `iid` drop

@@ -14,8 +14,11 @@
 //!   byte encoding (7-byte header, 24-byte tokens).
 //! - [`validate()`]: Flash Player's upload-time validation, run on bytes, reporting Flash's
 //!   error numbers; [`validate_pair`] adds the vertex–fragment linkage rules.
-//! - [`disasm::listing`] and [`asm::assemble`]: AGALMiniAssembler text, both ways.
-//! - [`sim`]: a float32 interpreter for vertex and fragment programs, with a texture trait.
+//! - [`disasm::listing`] and `asm::assemble` (feature `asm`): AGALMiniAssembler text, both
+//!   ways.
+//! - `sim` (feature `sim`): a float32 interpreter for vertex and fragment programs, with a
+//!   texture trait. The assembler and the simulator are tools: a build script that only
+//!   compiles shaders does not build them.
 //! - [`codegen`]: the compiler proper, MIR to a [`Program`] for a [`Profile`] (selection,
 //!   regalloc2, structured emission, literal pool, reflection), every program checked by
 //!   [`validate()`] before it is returned.
@@ -24,6 +27,7 @@
 //! errors) and never prints.
 #![deny(missing_docs)]
 
+#[cfg(feature = "asm")]
 pub mod asm;
 pub mod codegen;
 pub mod disasm;
@@ -34,6 +38,7 @@ pub mod opcode;
 pub mod operand;
 mod program;
 pub mod sampler;
+#[cfg(feature = "sim")]
 pub mod sim;
 mod token;
 pub mod validate;

@@ -306,5 +306,6 @@ pub fn encode_program_with_limit(
 }
 
 #[cfg(test)]
+#[cfg(feature = "asm")]
 #[path = "encode_tests.rs"]
 mod encode_tests;

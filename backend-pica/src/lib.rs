@@ -23,10 +23,13 @@
 //! Modules: [`operand`] and [`inst`] (the instruction type and its checked constructors),
 //! [`opdesc`] and [`encode`] (descriptor sharing and instruction words), [`decode`],
 //! [`shbin`] (the container), [`padding`] (where flow control needs a NOP, for the assembler and
-//! the code generator alike), [`asm`] (picasso's syntax), [`disasm`] (listings), [`sim`]
-//! (the simulator), [`float24`], [`limits`], [`error`].
+//! the code generator alike), [`syntax`] (what picasso reads as a name), `asm` (picasso's
+//! syntax; feature `asm`), [`disasm`] (listings), `sim` (the simulator; feature `sim`),
+//! [`float24`], [`limits`], [`error`]. The assembler and the simulator are tools: a build
+//! script that only compiles shaders does not build them.
 #![deny(missing_docs)]
 
+#[cfg(feature = "asm")]
 pub mod asm;
 pub mod codegen;
 pub mod decode;
@@ -40,7 +43,9 @@ pub mod opdesc;
 pub mod operand;
 pub mod padding;
 pub mod shbin;
+#[cfg(feature = "sim")]
 pub mod sim;
+pub mod syntax;
 
 pub use error::{DecodeError, EncodeError, InstError, ReadError, WriteError};
 pub use float24::F24;

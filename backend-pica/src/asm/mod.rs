@@ -25,8 +25,6 @@ mod instr;
 mod operand;
 mod text;
 
-pub(crate) use text::is_identifier;
-
 use crate::shbin::ShaderBinary;
 
 /// One source file.

@@ -60,13 +60,7 @@ pub fn blank_args(rest: &str) -> Vec<&str> {
     rest.split([' ', '\t']).filter(|s| !s.is_empty()).collect()
 }
 
-/// picasso's identifiers: letters, `_`, `$`, and digits after the first character.
-pub fn is_identifier(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars().enumerate().all(|(i, c)| {
-            c.is_ascii_alphabetic() || c == '_' || c == '$' || (i > 0 && c.is_ascii_digit())
-        })
-}
+pub use crate::syntax::is_identifier;
 
 /// A non-negative integer: decimal without leading zeros, or `0x` hexadecimal.
 pub fn parse_uint(s: &str) -> Option<u32> {

@@ -92,7 +92,7 @@ pub(super) fn declare(
     // table), so the listing still assembles; only the symbol string differs then, and a
     // warning says so.
     let mut name_ok = |name: &mut String, warnings: &mut Vec<String>| {
-        if !crate::asm::is_identifier(name) {
+        if !crate::syntax::is_identifier(name) {
             let spelled = picasso_spelling(name);
             warnings.push(format!(
                 "name {name:?} is not usable in picasso; written as {spelled:?}"

@@ -1,4 +1,4 @@
-//! Listings of a [`ShaderBinary`] in picasso's syntax, which picasso (and [`crate::asm`]) turn
+//! Listings of a [`ShaderBinary`] in picasso's syntax, which picasso (and the `asm` module) turn
 //! back into the same bytes.
 //!
 //! One file per DVLE (picasso makes one DVLE per source file): directives that rebuild the
@@ -140,7 +140,7 @@ pub fn disassemble(bin: &ShaderBinary) -> Listing {
     Listing { files, warnings }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "asm"))]
 mod tests {
     use super::*;
     use crate::encode::encode_program;
