@@ -58,9 +58,16 @@ fn spirv(
     // consumer of ours takes) and no coordinate-space adjustment: naga would negate
     // gl_Position.y (WebGPU to Vulkan), but the author's numbers are what the 3DS and Stage3D
     // should get.
+    //
+    // Nor naga's WebGPU safety code, which glslang does not write either: a loop-bounding
+    // counter in every loop (a second exit, counting in u32 from 2^32 - 1, which made counted
+    // loops data-dependent: AGAL refused them, the PICA carried the counter) and checks
+    // around integer division.
     let options = spv::Options {
         lang_version: (1, 0),
         flags: WRITER_FLAGS,
+        force_loop_bounding: false,
+        emit_int_div_checks: false,
         ..spv::Options::default()
     };
     let words = spv::write_vec(module, &info, &options, None)

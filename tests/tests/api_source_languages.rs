@@ -177,3 +177,68 @@ fn source_errors_name_the_line() {
         "{err}"
     );
 }
+
+/// A counted loop, as every GLSL author writes one. naga's SPIR-V writer adds a loop-bounding
+/// counter by default (a WebGPU safety measure) that made the trip count data-dependent:
+/// AGAL refused the loop and the PICA200 carried a u32 counter in floats.
+const LOOP: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 0) out vec4 o;
+layout(std140, binding = 0) uniform U { vec4 d[4]; };
+void main() {
+    vec4 acc = vec4(0.0);
+    for (int i = 0; i < 4; i++) acc += d[i] * a.x;
+    o = acc;
+    gl_Position = a;
+}
+";
+
+#[test]
+fn glsl_counted_loops_unroll_on_agal_and_stay_lean_on_the_pica() {
+    let a = [1.5f32, 2.0, 3.0, 4.0];
+    let d: [[f32; 4]; 4] = [
+        [1.0, 2.0, 3.0, 4.0],
+        [0.5, 0.25, 0.125, 1.0],
+        [-1.0, 0.0, 1.0, 2.0],
+        [3.0, 1.0, -2.0, 0.5],
+    ];
+    let want: [f32; 4] = std::array::from_fn(|l| (0..4).map(|i| d[i][l] * a[0]).sum());
+    for profile in [Profile::Baseline, Profile::StandardExtended] {
+        let program = compile(
+            Source::glsl(LOOP, Stage::Vertex).named("loop.vert"),
+            &Options::agal(profile),
+        )
+        .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let r = &program.reflection;
+        let number =
+            |s: &str| -> usize { s.trim_start_matches(char::is_alphabetic).parse().unwrap() };
+        let mut constants = vec![[0.0f32; 4]; 128];
+        let at = number(&r.uniforms.iter().find(|u| u.name == "d").unwrap().register);
+        constants[at..at + 4].copy_from_slice(&d);
+        for k in &r.constants {
+            constants[number(&k.register)] = k.value;
+        }
+        let decoded = backend_agal::Program::decode(&program.bytes).unwrap();
+        let out = run_vertex(
+            &decoded,
+            &VertexInputs {
+                attributes: &[a],
+                constants: &constants,
+                instance_id: 0,
+            },
+        )
+        .unwrap();
+        let v = number(&r.outputs.iter().find(|o| o.name == "o").unwrap().register);
+        for l in 0..4 {
+            assert!((out.varyings[v][l] - want[l]).abs() < 1e-5, "{profile:?}");
+        }
+    }
+    let pica = compile(
+        Source::glsl(LOOP, Stage::Vertex).named("loop.vert"),
+        &Options::pica(),
+    )
+    .unwrap();
+    // Four multiply-adds (unrolled) and the moves around them: no counter, no 2^32 literal.
+    assert!(!pica.listing.contains("4294967"), "{}", pica.listing);
+    assert!(!pica.listing.contains("breakc"), "{}", pica.listing);
+}

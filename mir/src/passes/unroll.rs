@@ -382,6 +382,9 @@ fn unroll(f: &mut Function, shape: &Shape, plan: Plan, replace: &mut Replacement
             f.blocks[nb].term = term;
             f.blocks[nb].structure = match f.blocks[b].structure {
                 Some(Structure::Loop { .. }) if b == header => None,
+                // The exit test became a jump: an `if` it opened (naga's
+                // `if (i < n) {} else { break; }`) has one way left, and is no `if`.
+                Some(Structure::If { .. }) if b == plan.exit_block => None,
                 Some(s) => Some(remap_structure(s, bmap)),
                 None => None,
             };
