@@ -229,8 +229,8 @@ fn glsl_counted_loops_unroll_on_agal_and_stay_lean_on_the_pica() {
         )
         .unwrap();
         let v = number(&r.outputs.iter().find(|o| o.name == "o").unwrap().register);
-        for l in 0..4 {
-            assert!((out.varyings[v][l] - want[l]).abs() < 1e-5, "{profile:?}");
+        for (got, want) in out.varyings[v].iter().zip(want) {
+            assert!((got - want).abs() < 1e-5, "{profile:?}");
         }
     }
     let pica = compile(
