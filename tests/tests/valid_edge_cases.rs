@@ -109,6 +109,24 @@ fn run_pica(
     out.outputs.to_vec()
 }
 
+/// Runs an AGAL vertex program on attribute `va0` = `a`, the uniforms filled by name.
+fn agal_vertex(
+    g: &Compiled,
+    a: [f32; 4],
+    uniforms: &[(&str, &[f32])],
+) -> backend_agal::sim::VertexOutput {
+    let program = Program::decode(&g.bytes).unwrap();
+    run_vertex(
+        &program,
+        &VertexInputs {
+            attributes: &[a],
+            constants: &constants(g, uniforms),
+            instance_id: 0,
+        },
+    )
+    .unwrap()
+}
+
 /// The PICA output register the reflection gives output `name`.
 fn pica_output(c: &Compiled, name: &str) -> usize {
     let o = c.reflection.outputs.iter().find(|o| o.name == name);
@@ -143,17 +161,7 @@ fn a_do_while_false_loop_runs_once_on_both_targets() {
             );
             for profile in PROFILES {
                 let g = agal(&name, profile);
-                let program = Program::decode(&g.bytes).unwrap();
-                let consts = constants(&g, &[("u0", &u0)]);
-                let out = run_vertex(
-                    &program,
-                    &VertexInputs {
-                        attributes: &[a],
-                        constants: &consts,
-                        instance_id: 0,
-                    },
-                )
-                .unwrap();
+                let out = agal_vertex(&g, a, &[("u0", &u0)]);
                 assert!(
                     close(&out.position, &want, 1e-5),
                     "{profile:?}: {:?}",
@@ -190,17 +198,7 @@ fn a_loop_whose_break_condition_is_constant_runs_once() {
             );
             for profile in PROFILES {
                 let g = agal(&name, profile);
-                let program = Program::decode(&g.bytes).unwrap();
-                let consts = constants(&g, &[("u0", &u0), ("s1", &[s1])]);
-                let out = run_vertex(
-                    &program,
-                    &VertexInputs {
-                        attributes: &[a],
-                        constants: &consts,
-                        instance_id: 0,
-                    },
-                )
-                .unwrap();
+                let out = agal_vertex(&g, a, &[("u0", &u0), ("s1", &[s1])]);
                 let v = number(
                     &g.reflection
                         .outputs
@@ -266,17 +264,7 @@ fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
             }
             for profile in PROFILES {
                 let g = agal(&name, profile);
-                let program = Program::decode(&g.bytes).unwrap();
-                let consts = constants(&g, &uniforms);
-                let out = run_vertex(
-                    &program,
-                    &VertexInputs {
-                        attributes: &[a],
-                        constants: &consts,
-                        instance_id: 0,
-                    },
-                )
-                .unwrap();
+                let out = agal_vertex(&g, a, &uniforms);
                 assert!(close(&out.position, &want_pos, 1e-5), "{profile:?}");
                 let o0 = g.reflection.outputs.iter().find(|o| o.name == "o0");
                 let v = number(&o0.unwrap().register);
