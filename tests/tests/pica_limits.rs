@@ -32,7 +32,7 @@ fn vertex(source: &str) -> mir::Module {
 }
 
 /// The first error's rule and message.
-fn refused(result: Result<backend_pica::codegen::Program, Diagnostics>) -> (String, String) {
+fn refused(result: Result<backend_pica::codegen::Compiled, Diagnostics>) -> (String, String) {
     let e = result.map(|_| ()).expect_err("refused");
     let d = e.errors().next().expect("an error");
     (d.rule.to_string(), d.message.clone())

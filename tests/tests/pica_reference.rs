@@ -2,7 +2,7 @@
 //! decodes the `.shbin` bytes) against the independent references of `tests::reference`:
 //! the raw and spirv-opt'd glslang output and naga's, with the f24 tolerance.
 
-use backend_pica::codegen::{Options, Program, compile};
+use backend_pica::codegen::{Options, compile};
 use backend_pica::shbin::Semantic;
 use backend_pica::sim::{Simulator, Uniforms};
 use mir::eval::{Outcome, Textures};
@@ -13,7 +13,7 @@ struct Pica;
 
 struct Compiled {
     module: mir::Module,
-    program: Program,
+    program: backend_pica::codegen::Compiled,
     sim: Simulator,
 }
 

@@ -38,7 +38,7 @@ pub struct Options {
 
 /// A compiled program.
 #[derive(Clone, Debug)]
-pub struct Program {
+pub struct Compiled {
     /// The `.shbin` file (what `DVLB_ParseFile` reads).
     pub bytes: Vec<u8>,
     /// The `.shbin` contents.
@@ -64,7 +64,7 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 }
 
 /// Compiles a vertex module.
-pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostics> {
+pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut m = prepare::prepare(module)?;
 
     // Inputs: location L is vL.
@@ -270,7 +270,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Program, Diagnostic
             format!("internal error (this is a bug): the .shbin cannot be written: {e}"),
         )])
     })?;
-    Ok(Program {
+    Ok(Compiled {
         reflection,
         bytes,
         binary,
