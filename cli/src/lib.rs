@@ -64,6 +64,21 @@ pub use compile::{
     mir_text,
 };
 pub use error::{Error, ErrorKind};
+
+/// The SPIR-V (1.0, little-endian bytes) a GLSL shader for `stage` becomes on its way in: what
+/// [`compile`] compiles for [`Source::glsl`], exactly (naga's GLSL front end and SPIR-V writer
+/// with this project's settings: every name kept in every build profile, no coordinate
+/// flip, no WebGPU loop bounding). For tools and tests that want the intermediate module.
+#[cfg(feature = "glsl")]
+pub fn spirv_from_glsl(text: &str, stage: Stage) -> Result<Vec<u8>, Error> {
+    naga_input::glsl(text, stage, "<input>")
+}
+
+/// The SPIR-V a WGSL module becomes on its way in (see [`spirv_from_glsl`]).
+#[cfg(feature = "wgsl")]
+pub fn spirv_from_wgsl(text: &str) -> Result<Vec<u8>, Error> {
+    naga_input::wgsl(text, "<input>")
+}
 pub use frontend_spirv::entry::Stage;
 pub use mir::reflect::Reflection;
 pub use mir::{Diagnostic, Diagnostics, Fault};

@@ -59,30 +59,10 @@ fn shader(inputs: usize, outputs: &[&str], decls: &str, body: &str) -> String {
     s
 }
 
-/// naga's SPIR-V for a GLSL vertex shader.
+/// naga's SPIR-V for a GLSL vertex shader, as the library's GLSL input makes it.
 fn naga_spirv(name: &str, source: &str) -> Vec<u8> {
-    let module = naga::front::glsl::Frontend::default()
-        .parse(
-            &naga::front::glsl::Options::from(naga::ShaderStage::Vertex),
-            source,
-        )
-        .unwrap_or_else(|e| panic!("{name}: naga's GLSL front end: {e:?}\n{source}"));
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("{name}: naga validation: {e:?}\n{source}"));
-    let options = naga::back::spv::Options {
-        lang_version: (1, 0),
-        // Its default flips gl_Position.y (for wgpu's coordinate space); GLSL does not.
-        flags: naga::back::spv::Options::default().flags
-            - naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE,
-        ..Default::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None)
-        .unwrap_or_else(|e| panic!("{name}: naga's SPIR-V back end: {e}\n{source}"));
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    spv2retro::spirv_from_glsl(source, spv2retro::Stage::Vertex)
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{source}"))
 }
 
 /// SPIR-V assembled from text by the project's assembler.

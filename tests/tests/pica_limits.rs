@@ -8,26 +8,10 @@ use backend_pica::shbin::Semantic;
 use mir::Diagnostics;
 use tests::mirtest::lower;
 
-/// SPIR-V from a GLSL vertex shader, through naga.
+/// A GLSL vertex shader's MIR, through the library's GLSL input (naga).
 fn vertex(source: &str) -> mir::Module {
-    let module = naga::front::glsl::Frontend::default()
-        .parse(
-            &naga::front::glsl::Options::from(naga::ShaderStage::Vertex),
-            source,
-        )
-        .unwrap_or_else(|e| panic!("naga: {e:?}\n{source}"));
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("naga validation: {e:?}"));
-    let options = naga::back::spv::Options {
-        lang_version: (1, 0),
-        ..Default::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes = spv2retro::spirv_from_glsl(source, spv2retro::Stage::Vertex)
+        .unwrap_or_else(|e| panic!("{e}\n{source}"));
     lower(&bytes).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -7,26 +7,9 @@ use backend_pica::sim::{Simulator, Uniforms};
 use tests::mirtest::{Procedural, Rng, Values, close, lower};
 
 fn vertex(source: &str) -> mir::Module {
-    let module = naga::front::glsl::Frontend::default()
-        .parse(
-            &naga::front::glsl::Options::from(naga::ShaderStage::Vertex),
-            source,
-        )
-        .unwrap_or_else(|e| panic!("naga: {e:?}"));
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap();
-    let options = naga::back::spv::Options {
-        lang_version: (1, 0),
-        // Without the loop-bounding counter naga adds by default (a second exit).
-        force_loop_bounding: false,
-        ..Default::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // The library's GLSL input: naga without its WebGPU loop-bounding counter.
+    let bytes = spv2retro::spirv_from_glsl(source, spv2retro::Stage::Vertex)
+        .unwrap_or_else(|e| panic!("{e}"));
     lower(&bytes).unwrap()
 }
 

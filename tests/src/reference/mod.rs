@@ -495,29 +495,12 @@ pub fn fixture_modules(stem: &str) -> Vec<(String, Vec<u8>)> {
 pub fn naga_module(stem: &str) -> Vec<(String, Vec<u8>)> {
     let source = std::fs::read_to_string(fixtures("glsl").join(stem)).expect(stem);
     let stage = if stem.ends_with(".frag") {
-        naga::ShaderStage::Fragment
+        spv2retro::Stage::Fragment
     } else {
-        naga::ShaderStage::Vertex
+        spv2retro::Stage::Vertex
     };
-    let module = naga::front::glsl::Frontend::default()
-        .parse(&naga::front::glsl::Options::from(stage), &source)
-        .unwrap_or_else(|e| panic!("{stem}: naga's GLSL front end: {e:?}"));
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("{stem}: naga validation: {e:?}"));
-    let options = naga::back::spv::Options {
-        lang_version: (1, 0),
-        // Its default flips gl_Position.y (for wgpu's coordinate space); GLSL does not.
-        flags: naga::back::spv::Options::default().flags
-            - naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE,
-        ..Default::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None)
-        .unwrap_or_else(|e| panic!("{stem}: naga's SPIR-V back end: {e}"));
-    let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes = spv2retro::spirv_from_glsl(&source, stage)
+        .unwrap_or_else(|e| panic!("{stem}: the library's GLSL input: {e}"));
     vec![(format!("{stem} (naga)"), bytes)]
 }
 
