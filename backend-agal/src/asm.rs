@@ -19,7 +19,7 @@
 //! and a LOD bias outside −16 … 15.875 is an error (Adobe wraps it).
 
 use crate::header::{Stage, Version};
-use crate::inst::{Instruction, Operand2};
+use crate::inst::{Inst, Operand2};
 use crate::opcode::{Opcode, Shape};
 use crate::operand::{Component, Dest, Indirect, Mask, RegType, Source, Swizzle};
 use crate::program::Program;
@@ -65,7 +65,7 @@ pub fn parse(source: &str, stage: Stage, version: Version) -> Result<Program, As
 }
 
 /// One line: `None` for a blank or comment line.
-fn parse_line(line: &str, stage: Stage, version: Version) -> Result<Option<Instruction>, String> {
+fn parse_line(line: &str, stage: Stage, version: Version) -> Result<Option<Inst>, String> {
     let line = line.split("//").next().unwrap_or_default().trim();
     if line.is_empty() {
         return Ok(None);
@@ -124,7 +124,7 @@ fn parse_line(line: &str, stage: Stage, version: Version) -> Result<Option<Instr
         _ if shape.sources() >= 2 => Some(Operand2::Source(parse_source(next(), stage)?)),
         _ => None,
     };
-    Instruction::new(op, dest, src1, src2)
+    Inst::new(op, dest, src1, src2)
         .map(Some)
         .map_err(|e| e.to_string())
 }

@@ -8,7 +8,7 @@
 //! the number 0.
 
 use crate::header::Stage;
-use crate::inst::Instruction;
+use crate::inst::Inst;
 use crate::operand::{Address, Dest, Mask, Source, Swizzle};
 use crate::program::{DecodeError, Program};
 use crate::sampler::Sampler;
@@ -31,7 +31,7 @@ pub fn program_listing(program: &Program) -> String {
 }
 
 /// One instruction in AGALMiniAssembler syntax, for a program of `stage`.
-pub fn instruction(inst: &Instruction, stage: Stage) -> String {
+pub fn instruction(inst: &Inst, stage: Stage) -> String {
     let mut parts: Vec<String> = Vec::with_capacity(3);
     if let Some(d) = inst.dest() {
         parts.push(dest(d, stage));

@@ -15,7 +15,7 @@ use std::fmt;
 
 /// One AGAL instruction (one token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Instruction {
+pub struct Inst {
     opcode: Opcode,
     dest: Option<Dest>,
     src1: Option<Source>,
@@ -57,14 +57,14 @@ impl fmt::Display for ShapeError {
 
 impl std::error::Error for ShapeError {}
 
-impl Instruction {
+impl Inst {
     /// An instruction from its parts, if they fit the opcode's shape.
     pub fn new(
         opcode: Opcode,
         dest: Option<Dest>,
         src1: Option<Source>,
         src2: Option<Operand2>,
-    ) -> Result<Instruction, ShapeError> {
+    ) -> Result<Inst, ShapeError> {
         let shape = opcode.shape();
         let ok = match shape {
             Shape::Unary => dest.is_some() && src1.is_some() && src2.is_none(),
@@ -81,7 +81,7 @@ impl Instruction {
             Shape::Bare => dest.is_none() && src1.is_none() && src2.is_none(),
         };
         if ok {
-            Ok(Instruction {
+            Ok(Inst {
                 opcode,
                 dest,
                 src1,
@@ -96,23 +96,18 @@ impl Instruction {
     }
 
     /// `op dest, a` for a one-source opcode (`mov`, `rcp`, `nrm`, `ddx` …).
-    pub fn unary(opcode: Opcode, dest: Dest, a: Source) -> Result<Instruction, ShapeError> {
-        Instruction::new(opcode, Some(dest), Some(a), None)
+    pub fn unary(opcode: Opcode, dest: Dest, a: Source) -> Result<Inst, ShapeError> {
+        Inst::new(opcode, Some(dest), Some(a), None)
     }
 
     /// `op dest, a, b` for a two-source opcode, matrix operations included.
-    pub fn binary(
-        opcode: Opcode,
-        dest: Dest,
-        a: Source,
-        b: Source,
-    ) -> Result<Instruction, ShapeError> {
-        Instruction::new(opcode, Some(dest), Some(a), Some(Operand2::Source(b)))
+    pub fn binary(opcode: Opcode, dest: Dest, a: Source, b: Source) -> Result<Inst, ShapeError> {
+        Inst::new(opcode, Some(dest), Some(a), Some(Operand2::Source(b)))
     }
 
     /// `tex dest, coord, fsN <flags>`.
-    pub fn tex(dest: Dest, coord: Source, sampler: Sampler) -> Instruction {
-        Instruction {
+    pub fn tex(dest: Dest, coord: Source, sampler: Sampler) -> Inst {
+        Inst {
             opcode: Opcode::Tex,
             dest: Some(dest),
             src1: Some(coord),
@@ -121,8 +116,8 @@ impl Instruction {
     }
 
     /// `kil a` (the swizzle should replicate one lane).
-    pub fn kil(a: Source) -> Instruction {
-        Instruction {
+    pub fn kil(a: Source) -> Inst {
+        Inst {
             opcode: Opcode::Kil,
             dest: None,
             src1: Some(a),
@@ -131,13 +126,13 @@ impl Instruction {
     }
 
     /// `ife`/`ine`/`ifg`/`ifl a, b`.
-    pub fn condition(opcode: Opcode, a: Source, b: Source) -> Result<Instruction, ShapeError> {
-        Instruction::new(opcode, None, Some(a), Some(Operand2::Source(b)))
+    pub fn condition(opcode: Opcode, a: Source, b: Source) -> Result<Inst, ShapeError> {
+        Inst::new(opcode, None, Some(a), Some(Operand2::Source(b)))
     }
 
     /// `els`.
-    pub const fn els() -> Instruction {
-        Instruction {
+    pub const fn els() -> Inst {
+        Inst {
             opcode: Opcode::Els,
             dest: None,
             src1: None,
@@ -146,8 +141,8 @@ impl Instruction {
     }
 
     /// `eif`.
-    pub const fn eif() -> Instruction {
-        Instruction {
+    pub const fn eif() -> Inst {
+        Inst {
             opcode: Opcode::Eif,
             dest: None,
             src1: None,
@@ -208,7 +203,7 @@ impl Instruction {
     }
 
     /// The instruction a token describes, if it describes one exactly.
-    pub(crate) fn from_raw(t: RawToken) -> Result<Instruction, DecodeErrorKind> {
+    pub(crate) fn from_raw(t: RawToken) -> Result<Inst, DecodeErrorKind> {
         let opcode = Opcode::from_code(t.opcode).ok_or(DecodeErrorKind::UnknownOpcode(t.opcode))?;
         let shape = opcode.shape();
         let dest = if shape.has_dest() {
@@ -233,7 +228,7 @@ impl Instruction {
             _ if t.src2 != 0 => return Err(DecodeErrorKind::UnusedNotZero(Field::Source2)),
             _ => None,
         };
-        Ok(Instruction {
+        Ok(Inst {
             opcode,
             dest,
             src1,
@@ -349,19 +344,19 @@ mod tests {
     fn shapes_are_checked() {
         let d = Dest::full(RegType::Temporary, 0);
         let a = Source::reg(RegType::Attribute, 0);
-        assert!(Instruction::unary(Opcode::Mov, d, a).is_ok());
-        assert!(Instruction::unary(Opcode::Add, d, a).is_err());
-        assert!(Instruction::binary(Opcode::M44, d, a, a).is_ok());
-        assert!(Instruction::binary(Opcode::Tex, d, a, a).is_err());
-        assert!(Instruction::condition(Opcode::Ife, a, a).is_ok());
-        assert!(Instruction::condition(Opcode::Mov, a, a).is_err());
-        let e = Instruction::unary(Opcode::Kil, d, a).unwrap_err();
+        assert!(Inst::unary(Opcode::Mov, d, a).is_ok());
+        assert!(Inst::unary(Opcode::Add, d, a).is_err());
+        assert!(Inst::binary(Opcode::M44, d, a, a).is_ok());
+        assert!(Inst::binary(Opcode::Tex, d, a, a).is_err());
+        assert!(Inst::condition(Opcode::Ife, a, a).is_ok());
+        assert!(Inst::condition(Opcode::Mov, a, a).is_err());
+        let e = Inst::unary(Opcode::Kil, d, a).unwrap_err();
         assert_eq!(e.to_string(), "`kil` takes one source and no destination");
     }
 
     #[test]
     fn raw_round_trip() {
-        let i = Instruction::binary(
+        let i = Inst::binary(
             Opcode::Add,
             Dest::new(RegType::Output, 0, Mask::XYZW),
             Source::indirect(
@@ -377,16 +372,13 @@ mod tests {
             Source::new(RegType::Temporary, 1, Swizzle::splat(Component::W)),
         )
         .unwrap();
-        assert_eq!(Instruction::from_raw(i.to_raw()), Ok(i));
-        let t = Instruction::tex(
+        assert_eq!(Inst::from_raw(i.to_raw()), Ok(i));
+        let t = Inst::tex(
             Dest::full(RegType::Temporary, 1),
             Source::reg(RegType::Varying, 0),
             Sampler::new(2),
         );
-        assert_eq!(Instruction::from_raw(t.to_raw()), Ok(t));
-        assert_eq!(
-            Instruction::from_raw(Instruction::eif().to_raw()),
-            Ok(Instruction::eif())
-        );
+        assert_eq!(Inst::from_raw(t.to_raw()), Ok(t));
+        assert_eq!(Inst::from_raw(Inst::eif().to_raw()), Ok(Inst::eif()));
     }
 }

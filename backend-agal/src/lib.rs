@@ -2,7 +2,7 @@
 //! on the compiler's IR.
 //!
 //! ```text
-//!  Instruction (typed, checked) ──► Program::encode ──► bytes ──► validate(bytes, profile)
+//!  Inst (typed, checked) ──► Program::encode ──► bytes ──► validate(bytes, profile)
 //!        ▲                                                │            (Flash's rules and
 //!        │                                                │             error numbers)
 //!  asm::assemble (AGALMiniAssembler syntax)               ├──► disasm::listing
@@ -10,7 +10,7 @@
 //! ```
 //!
 //! - [`opcode`]: the 2015 opcode table; [`limits`]: every profile's limits.
-//! - [`operand`], [`sampler`], [`Instruction`], [`Program`]: the typed program and its exact
+//! - [`operand`], [`sampler`], [`Inst`], [`Program`]: the typed program and its exact
 //!   byte encoding (7-byte header, 24-byte tokens).
 //! - [`validate()`]: Flash Player's upload-time validation, run on bytes, reporting Flash's
 //!   error numbers; [`validate_pair`] adds the vertex–fragment linkage rules.
@@ -44,7 +44,7 @@ mod token;
 pub mod validate;
 
 pub use header::{HEADER_LEN, Header, Stage, TOKEN_LEN, Version};
-pub use inst::{Instruction, Operand2, ShapeError};
+pub use inst::{Inst, Operand2, ShapeError};
 pub use limits::{Limits, Profile};
 pub use opcode::{Opcode, Shape};
 pub use operand::{Address, Component, Dest, Indirect, Mask, RegType, Source, Swizzle};

@@ -1,7 +1,7 @@
 //! Typed operands: register types, swizzles, write masks, destinations and sources (direct or
 //! relative, `vc[vt1.x+4]`).
 //!
-//! Every value of these types fits its bit field, so an [`Instruction`](crate::Instruction)
+//! Every value of these types fits its bit field, so an [`Inst`](crate::Inst)
 //! built from them always encodes. What the types cannot rule out (a register that does not
 //! exist in a profile, a varying read in a vertex program) is for the validator, which reports
 //! it the way Flash would.

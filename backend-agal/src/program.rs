@@ -6,7 +6,7 @@
 //! Flash accepts is a separate question, answered by [`crate::validate()`].
 
 use crate::header::{HEADER_LEN, Header, MAGIC, RawHeader, Stage, TOKEN_LEN, TYPE_TAG, Version};
-use crate::inst::Instruction;
+use crate::inst::Inst;
 use crate::token::RawToken;
 use std::fmt;
 
@@ -18,7 +18,7 @@ pub struct Program {
     /// Vertex or fragment.
     pub stage: Stage,
     /// The tokens, in order.
-    pub instructions: Vec<Instruction>,
+    pub instructions: Vec<Inst>,
 }
 
 /// A token field, for error messages.
@@ -162,7 +162,7 @@ impl Program {
     }
 
     /// Appends an instruction.
-    pub fn push(&mut self, inst: Instruction) {
+    pub fn push(&mut self, inst: Inst) {
         self.instructions.push(inst);
     }
 
@@ -205,7 +205,7 @@ impl Program {
         let instructions = RawToken::split(body)
             .enumerate()
             .map(|(i, t)| {
-                Instruction::from_raw(t).map_err(|kind| DecodeError {
+                Inst::from_raw(t).map_err(|kind| DecodeError {
                     kind,
                     token: Some(i + 1),
                 })
@@ -229,7 +229,7 @@ mod tests {
     fn encode_decode() {
         let mut p = Program::new(Version::V1, Stage::Vertex);
         p.push(
-            Instruction::binary(
+            Inst::binary(
                 Opcode::M44,
                 Dest::full(RegType::Output, 0),
                 Source::reg(RegType::Attribute, 0),

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! Everything here works on plain integers, so that the validator can look at any bytes,
-//! including ones that no typed [`Instruction`](crate::Instruction) describes.
+//! including ones that no typed [`Inst`](crate::Inst) describes.
 
 use crate::header::TOKEN_LEN;
 

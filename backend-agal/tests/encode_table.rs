@@ -6,7 +6,7 @@
 use backend_agal::opcode::Opcode as O;
 use backend_agal::operand::{Component as C, Dest, Indirect, Mask, RegType as R, Source, Swizzle};
 use backend_agal::sampler::{Dimension, Filter, Sampler};
-use backend_agal::{Instruction, Program, Stage, Version, asm, disasm};
+use backend_agal::{Inst, Program, Stage, Version, asm, disasm};
 
 fn sw(s: &str) -> Swizzle {
     Swizzle::parse(s).unwrap()
@@ -20,17 +20,17 @@ fn src(reg: R, i: u16) -> Source {
 fn srcs(reg: R, i: u16, s: &str) -> Source {
     Source::new(reg, i, sw(s))
 }
-fn un(op: O, d: Dest, a: Source) -> Instruction {
-    Instruction::unary(op, d, a).unwrap()
+fn un(op: O, d: Dest, a: Source) -> Inst {
+    Inst::unary(op, d, a).unwrap()
 }
-fn bin(op: O, d: Dest, a: Source, b: Source) -> Instruction {
-    Instruction::binary(op, d, a, b).unwrap()
+fn bin(op: O, d: Dest, a: Source, b: Source) -> Inst {
+    Inst::binary(op, d, a, b).unwrap()
 }
 
 struct Row {
     from: &'static str,
     stage: Stage,
-    inst: Instruction,
+    inst: Inst,
     hex: &'static str,
     text: &'static str,
 }
@@ -122,7 +122,7 @@ fn rows() -> Vec<Row> {
         Row {
             from: "misc_opcodes_fragment",
             stage: F,
-            inst: Instruction::kil(Source::new(R::Temporary, 1, Swizzle::splat(C::X))),
+            inst: Inst::kil(Source::new(R::Temporary, 1, Swizzle::splat(C::X))),
             hex: "270000000000000001000000020000000000000000000000",
             text: "kil ft1.xxxx",
         },
@@ -176,7 +176,7 @@ fn rows() -> Vec<Row> {
         Row {
             from: "raytrace_fragment",
             stage: F,
-            inst: Instruction::condition(
+            inst: Inst::condition(
                 O::Ine,
                 srcs(R::Temporary, 11, "x"),
                 srcs(R::Constant, 16, "x"),
@@ -188,21 +188,21 @@ fn rows() -> Vec<Row> {
         Row {
             from: "raytrace_fragment",
             stage: F,
-            inst: Instruction::els(),
+            inst: Inst::els(),
             hex: "200000000000000000000000000000000000000000000000",
             text: "els",
         },
         Row {
             from: "raytrace_fragment",
             stage: F,
-            inst: Instruction::eif(),
+            inst: Inst::eif(),
             hex: "210000000000000000000000000000000000000000000000",
             text: "eif",
         },
         Row {
             from: "raytrace_fragment",
             stage: F,
-            inst: Instruction::tex(full(R::Temporary, 1), srcs(R::Temporary, 9, "xyz"), cube),
+            inst: Inst::tex(full(R::Temporary, 1), srcs(R::Temporary, 9, "xyz"), cube),
             hex: "2800000001000f02090000a4020000000000000005100010",
             text: "tex ft1, ft9.xyzz, fs0 <cube,linear,mipnone,clamp,rgba>",
         },

@@ -9,7 +9,7 @@ use backend_agal::operand::{Component, Dest, Indirect, Mask, RegType, Source, Sw
 use backend_agal::sampler::Sampler;
 use backend_agal::sim::{self, FragmentInputs, VertexInputs};
 use backend_agal::{
-    Instruction, Opcode, Operand2, Profile, Program, Stage, Version, asm, disasm, validate,
+    Inst, Opcode, Operand2, Profile, Program, Stage, Version, asm, disasm, validate,
 };
 
 /// xorshift64*.
@@ -188,14 +188,14 @@ fn generated_instructions_round_trip() {
             }
             sampler.lod_bias = rng.next() as i8;
             let inst = match op.shape() {
-                Shape::Unary => Instruction::new(op, Some(dest), Some(s1), None),
+                Shape::Unary => Inst::new(op, Some(dest), Some(s1), None),
                 Shape::Binary | Shape::Matrix => {
-                    Instruction::new(op, Some(dest), Some(s1), Some(Operand2::Source(s2)))
+                    Inst::new(op, Some(dest), Some(s1), Some(Operand2::Source(s2)))
                 }
-                Shape::Texture => Ok(Instruction::tex(dest, s1, sampler)),
-                Shape::Kill => Ok(Instruction::kil(s1)),
-                Shape::Condition => Instruction::condition(op, s1, s2),
-                Shape::Bare => Instruction::new(op, None, None, None),
+                Shape::Texture => Ok(Inst::tex(dest, s1, sampler)),
+                Shape::Kill => Ok(Inst::kil(s1)),
+                Shape::Condition => Inst::condition(op, s1, s2),
+                Shape::Bare => Inst::new(op, None, None, None),
             }
             .unwrap();
             p.push(inst);

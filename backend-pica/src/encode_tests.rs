@@ -12,8 +12,8 @@ use crate::disasm::render_plain;
 use crate::inst::{BinaryOp, UnaryOp};
 use crate::opdesc;
 use crate::operand::{
-    BoolReg, CmpOp, Component, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg, Swizzle,
-    Target, WriteMask,
+    BoolReg, CmpOp, Component, Condition, Dest, DstReg, IntReg, Mask, RelIndex, Source, SrcReg,
+    Swizzle, Target,
 };
 
 fn sw(s: &str) -> Swizzle {
@@ -23,8 +23,8 @@ fn sw(s: &str) -> Swizzle {
         .collect();
     Swizzle::new([c[0], c[1], c[2], c[3]])
 }
-fn mask(s: &str) -> WriteMask {
-    WriteMask::of(
+fn mask(s: &str) -> Mask {
+    Mask::of(
         &s.chars()
             .map(|ch| Component::from_index("xyzw".find(ch).unwrap_or(0)))
             .collect::<Vec<_>>(),
@@ -590,7 +590,7 @@ fn descriptor_table_of_simple_program() {
         .map(|i| {
             bin(
                 BinaryOp::Dph,
-                o(0).masked(WriteMask::new(1 << i).unwrap()),
+                o(0).masked(Mask::new(1 << i).unwrap()),
                 v(0),
                 c(i),
             )

@@ -12,7 +12,7 @@
 
 use crate::error::InstError;
 use crate::operand::{
-    BoolReg, CmpOp, Condition, Dest, IntReg, RelIndex, Source, SrcReg, Target, WriteMask,
+    BoolReg, CmpOp, Condition, Dest, IntReg, Mask, RelIndex, Source, SrcReg, Target,
 };
 
 /// Every opcode, with its value in the 6-bit opcode field (CMP, MADI and MAD use fewer bits, so
@@ -319,7 +319,7 @@ pub enum Inst {
     /// MOVA: `a0.x`/`a0.y` = truncated `src.x`/`src.y`, for the components in `mask` (x, y).
     Mova {
         /// Which address registers are written (x = a0.x, y = a0.y).
-        mask: WriteMask,
+        mask: Mask,
         /// Source (wide).
         src: Source,
     },
@@ -503,7 +503,7 @@ impl Inst {
     }
 
     /// MOVA into the address registers in `mask` (x = a0.x, y = a0.y).
-    pub fn mova(mask: WriteMask, src: Source) -> Result<Inst, InstError> {
+    pub fn mova(mask: Mask, src: Source) -> Result<Inst, InstError> {
         let inst = Inst::Mova { mask, src };
         inst.validate()?;
         Ok(inst)

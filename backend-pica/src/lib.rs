@@ -51,7 +51,7 @@ pub use error::{DecodeError, EncodeError, InstError, ReadError, WriteError};
 pub use float24::F24;
 pub use inst::{BinaryOp, Form, Inst, Opcode, UnaryOp};
 pub use operand::{
-    BoolReg, CmpOp, Component, CondOp, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg,
-    Swizzle, Target, WriteMask,
+    BoolReg, CmpOp, Component, CondOp, Condition, Dest, DstReg, IntReg, Mask, RelIndex, Source,
+    SrcReg, Swizzle, Target,
 };
 pub use shbin::ShaderBinary;

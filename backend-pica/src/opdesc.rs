@@ -24,7 +24,7 @@
 
 use crate::inst::{BinaryOp, Inst, UnaryOp};
 use crate::limits;
-use crate::operand::{Source, Swizzle, WriteMask};
+use crate::operand::{Mask, Source, Swizzle};
 
 /// What one instruction needs from the table: the descriptor and the bits it depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +139,7 @@ pub fn request(inst: &Inst) -> Option<DescRequest> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DescFields {
     /// The destination write mask.
-    pub mask: WriteMask,
+    pub mask: Mask,
     /// Negation and swizzle of src1, src2 and src3.
     pub src: [(bool, Swizzle); 3],
 }
@@ -152,7 +152,7 @@ impl DescFields {
             (g & 1 == 1, Swizzle::from_selector((g >> 1) as u8))
         };
         DescFields {
-            mask: WriteMask::from_descriptor_bits((word & 0xF) as u8),
+            mask: Mask::from_descriptor_bits((word & 0xF) as u8),
             src: [group(0), group(1), group(2)],
         }
     }
@@ -259,11 +259,11 @@ mod tests {
     fn simple_tri_descriptors() {
         // shbin-format.md §1.10: `mov r0.xyz, v0` then `mov r0.w, c95.yyyy`.
         let mut t = DescTable::new();
-        let xyz = WriteMask::of(&[Component::X, Component::Y, Component::Z]);
+        let xyz = Mask::of(&[Component::X, Component::Y, Component::Z]);
         let r0 = Dest::new(DstReg::Temp(0));
         let mov1 =
             Inst::unary(UnaryOp::Mov, r0.masked(xyz), Source::new(SrcReg::Input(0))).unwrap();
-        let w = WriteMask::of(&[Component::W]);
+        let w = Mask::of(&[Component::W]);
         let c95y = Source::new(SrcReg::Const(95)).swizzled(Swizzle::broadcast(Component::Y));
         let mov2 = Inst::unary(UnaryOp::Mov, r0.masked(w), c95y).unwrap();
         assert_eq!(t.alloc(request(&mov1).unwrap()), Ok((0, None)));

@@ -109,24 +109,24 @@ impl fmt::Debug for Swizzle {
 }
 
 /// A destination write mask: bit 0 is x, bit 3 is w (the order of the `.shbin` output table; the
-/// operand descriptor stores the reverse, see [`WriteMask::descriptor_bits`]).
+/// operand descriptor stores the reverse, see [`Mask::descriptor_bits`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct WriteMask(u8);
+pub struct Mask(u8);
 
-impl WriteMask {
+impl Mask {
     /// All four components.
-    pub const XYZW: WriteMask = WriteMask(0xF);
+    pub const XYZW: Mask = Mask(0xF);
     /// No component (only meaningful where the mask is ignored, as in CMP).
-    pub const NONE: WriteMask = WriteMask(0);
+    pub const NONE: Mask = Mask(0);
 
     /// The mask with these bits (bit 0 = x), if they fit in four bits.
-    pub fn new(bits: u8) -> Option<WriteMask> {
-        (bits <= 0xF).then_some(WriteMask(bits))
+    pub fn new(bits: u8) -> Option<Mask> {
+        (bits <= 0xF).then_some(Mask(bits))
     }
 
     /// The mask of exactly these components.
-    pub fn of(components: &[Component]) -> WriteMask {
-        WriteMask(components.iter().fold(0, |m, c| m | 1 << c.index()))
+    pub fn of(components: &[Component]) -> Mask {
+        Mask(components.iter().fold(0, |m, c| m | 1 << c.index()))
     }
 
     /// Bits with x in bit 0.
@@ -146,8 +146,8 @@ impl WriteMask {
     }
 
     /// The mask from descriptor bits (x in bit 3).
-    pub fn from_descriptor_bits(bits: u8) -> WriteMask {
-        WriteMask((0..4).fold(0, |m, i| {
+    pub fn from_descriptor_bits(bits: u8) -> Mask {
+        Mask((0..4).fold(0, |m, i| {
             if bits & (8 >> i) != 0 {
                 m | (1 << i)
             } else {
@@ -162,7 +162,7 @@ impl WriteMask {
     }
 }
 
-impl fmt::Display for WriteMask {
+impl fmt::Display for Mask {
     /// The letters of the written components in order, e.g. `xz`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in Component::ALL {
@@ -174,9 +174,9 @@ impl fmt::Display for WriteMask {
     }
 }
 
-impl fmt::Debug for WriteMask {
+impl fmt::Debug for Mask {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "WriteMask({self})")
+        write!(f, "Mask({self})")
     }
 }
 
@@ -380,7 +380,7 @@ pub struct Dest {
     /// The register written.
     pub reg: DstReg,
     /// The components written.
-    pub mask: WriteMask,
+    pub mask: Mask,
 }
 
 impl Dest {
@@ -388,12 +388,12 @@ impl Dest {
     pub fn new(reg: DstReg) -> Dest {
         Dest {
             reg,
-            mask: WriteMask::XYZW,
+            mask: Mask::XYZW,
         }
     }
 
     /// The same register with mask `mask`.
-    pub fn masked(self, mask: WriteMask) -> Dest {
+    pub fn masked(self, mask: Mask) -> Dest {
         Dest { mask, ..self }
     }
 }
@@ -650,11 +650,11 @@ mod tests {
 
     #[test]
     fn mask_orders() {
-        let xy = WriteMask::of(&[Component::X, Component::Y]);
+        let xy = Mask::of(&[Component::X, Component::Y]);
         assert_eq!(xy.bits(), 0x3);
         assert_eq!(xy.descriptor_bits(), 0xC);
-        assert_eq!(WriteMask::from_descriptor_bits(0x5).to_string(), "yw");
-        assert!(WriteMask::new(0x10).is_none());
+        assert_eq!(Mask::from_descriptor_bits(0x5).to_string(), "yw");
+        assert!(Mask::new(0x10).is_none());
     }
 
     #[test]

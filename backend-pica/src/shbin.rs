@@ -17,7 +17,7 @@
 use crate::error::{ReadError, WriteError};
 use crate::float24::F24;
 use crate::limits;
-use crate::operand::WriteMask;
+use crate::operand::Mask;
 
 const DVLB_MAGIC: u32 = 0x424C_5644;
 const DVLP_MAGIC: u32 = 0x504C_5644;
@@ -182,7 +182,7 @@ pub struct Output {
     /// The output register `oN`.
     pub reg: u8,
     /// The components that carry the semantic.
-    pub mask: WriteMask,
+    pub mask: Mask,
 }
 
 /// Which register file a uniform-table entry is in.
@@ -687,7 +687,7 @@ fn read_dvle(b: &Bytes, base: usize, code_words: usize) -> Result<Dvle, ReadErro
         let mask = b.u32("output table", e + 4)?;
         let mask = u8::try_from(mask)
             .ok()
-            .and_then(WriteMask::new)
+            .and_then(Mask::new)
             .ok_or(bad("output mask", mask))?;
         outputs.push(Output {
             semantic,
@@ -778,7 +778,7 @@ mod tests {
                 outputs: vec![Output {
                     semantic: Semantic::Position,
                     reg: 0,
-                    mask: WriteMask::XYZW,
+                    mask: Mask::XYZW,
                 }],
                 uniforms: vec![Uniform {
                     name: "pos".into(),

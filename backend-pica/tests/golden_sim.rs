@@ -3,7 +3,7 @@
 
 mod common;
 
-use backend_pica::operand::WriteMask;
+use backend_pica::operand::Mask;
 use backend_pica::shbin::UniformFile;
 use backend_pica::sim::{Outcome, Simulator, Uniforms};
 
@@ -520,7 +520,7 @@ fn outputs_all_semantics() {
         "view",
     );
     assert_vec(o[7], [8.0, 7.0, 6.0, 5.0], "dummy");
-    assert_eq!(out.written[6], WriteMask::NONE);
+    assert_eq!(out.written[6], Mask::NONE);
     complete(&out);
 }
 
@@ -582,7 +582,7 @@ fn mad_forms() {
         "o6.yw",
     );
     // The program declares o6 with all four components but writes only y and w.
-    assert_eq!(out.missing, vec![(6, WriteMask::new(0b0101).unwrap())]);
+    assert_eq!(out.missing, vec![(6, Mask::new(0b0101).unwrap())]);
 }
 
 #[test]
@@ -634,6 +634,6 @@ fn gsh_point() {
         assert_eq!((v.vertex, v.primitive, v.winding), (id, prim, inv));
         assert_vec(v.outputs[0], [xy[0], xy[1], c[2], c[3]], "corner");
         assert_vec(v.outputs[1], clr, "corner colour");
-        assert_eq!(v.written[0], WriteMask::XYZW);
+        assert_eq!(v.written[0], Mask::XYZW);
     }
 }

@@ -16,7 +16,7 @@ use mir::vcode::{Allocated, Item, Origin, VCode};
 use mir::{Diagnostic, Span};
 
 use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
-use crate::inst::Instruction;
+use crate::inst::Inst;
 use crate::limits::MAX_TEMPORARIES as TEMPORARIES;
 use crate::opcode::Opcode;
 use crate::operand::{Address, Dest, Indirect, Mask, RegType, Source, Swizzle};
@@ -24,7 +24,7 @@ use crate::operand::{Address, Dest, Indirect, Mask, RegType, Source, Swizzle};
 /// What emission produces.
 pub struct Emitted {
     /// The instructions.
-    pub code: Vec<Instruction>,
+    pub code: Vec<Inst>,
     /// Temporaries used (the highest register number plus one).
     pub temporaries: usize,
 }
@@ -59,7 +59,7 @@ struct Emitter<'a> {
     f: &'a Function,
     code: &'a VCode<VInst>,
     alloc: &'a Allocated,
-    out: Vec<Instruction>,
+    out: Vec<Inst>,
     /// The lanes of each temporary written by the code that dominates the current point.
     written: [Mask; TEMPORARIES],
     errors: Vec<Diagnostic>,
@@ -90,7 +90,7 @@ impl Emitter<'_> {
         if mask.is_empty() {
             return;
         }
-        let inst = Instruction::unary(
+        let inst = Inst::unary(
             Opcode::Mov,
             Dest::new(RegType::Temporary, to as u16, mask),
             Source::new(
@@ -179,7 +179,7 @@ impl Emitter<'_> {
     }
 
     /// The machine instruction for virtual instruction `i` (not a test).
-    fn machine(&mut self, i: usize, inst: &VInst) -> Option<Instruction> {
+    fn machine(&mut self, i: usize, inst: &VInst) -> Option<Inst> {
         let mut k = 0;
         let sources: Vec<Source> = inst
             .sources()
@@ -211,13 +211,13 @@ impl Emitter<'_> {
         });
         let built = match (*inst, dest) {
             (VInst::Alu { op, b: None, .. }, Some(d)) => {
-                Instruction::unary(op, d, sources[0]).map_err(|e| e.to_string())
+                Inst::unary(op, d, sources[0]).map_err(|e| e.to_string())
             }
             (VInst::Alu { op, b: Some(_), .. }, Some(d)) => {
-                Instruction::binary(op, d, sources[0], sources[1]).map_err(|e| e.to_string())
+                Inst::binary(op, d, sources[0], sources[1]).map_err(|e| e.to_string())
             }
-            (VInst::Tex { sampler, .. }, Some(d)) => Ok(Instruction::tex(d, sources[0], sampler)),
-            (VInst::Kil { .. }, _) => Ok(Instruction::kil(sources[0])),
+            (VInst::Tex { sampler, .. }, Some(d)) => Ok(Inst::tex(d, sources[0], sampler)),
+            (VInst::Kil { .. }, _) => Ok(Inst::kil(sources[0])),
             _ => Err("a writing instruction without a destination".to_string()),
         };
         match built {
@@ -269,7 +269,7 @@ impl Emitter<'_> {
         start: BlockId,
         merge: BlockId,
         moves: &[(usize, usize)],
-    ) -> Vec<Instruction> {
+    ) -> Vec<Inst> {
         let outer = std::mem::take(&mut self.out);
         for &(from, to) in moves {
             self.mov(from, to);
@@ -339,16 +339,16 @@ impl Emitter<'_> {
         if first_code.is_empty() {
             return Some(merge);
         }
-        match Instruction::condition(op, a, b) {
+        match Inst::condition(op, a, b) {
             Ok(t) => self.out.push(t),
             Err(e) => self.internal(span, e.to_string()),
         }
         self.out.extend(first_code);
         if !second_code.is_empty() {
-            self.out.push(Instruction::els());
+            self.out.push(Inst::els());
             self.out.extend(second_code);
         }
-        self.out.push(Instruction::eif());
+        self.out.push(Inst::eif());
         Some(merge)
     }
 }

@@ -3,7 +3,7 @@
 use super::texture::{effective, face_coords, project, sample};
 use super::{COLOR_OUTPUTS, SimError, SimErrorKind, TEMPORARIES, Textures, VARYINGS, Vec4};
 use crate::header::Stage;
-use crate::inst::Instruction;
+use crate::inst::Inst;
 use crate::opcode::{Opcode, Shape};
 use crate::operand::{Address, Component, Dest, Mask, RegType, Source};
 use crate::program::Program;
@@ -155,7 +155,7 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
-    fn step(&mut self, inst: &Instruction) -> Step<()> {
+    fn step(&mut self, inst: &Inst) -> Step<()> {
         let op = inst.opcode();
         match op.shape() {
             Shape::Condition => {
@@ -258,7 +258,7 @@ impl<'a> Machine<'a> {
         })
     }
 
-    fn tex(&mut self, inst: &Instruction) -> Step<()> {
+    fn tex(&mut self, inst: &Inst) -> Step<()> {
         let (Some(d), Some(c), Some(s)) = (inst.dest(), inst.src1(), inst.sampler()) else {
             return Ok(());
         };

@@ -11,7 +11,7 @@ use super::text::{
     self, blank_args, comma_args, is_identifier, paren_args, parse_float, parse_int,
 };
 use crate::limits;
-use crate::operand::{Swizzle, WriteMask};
+use crate::operand::{Mask, Swizzle};
 use crate::shbin::{Output, Semantic};
 
 fn semantic(name: &str) -> Option<Semantic> {
@@ -443,7 +443,7 @@ impl Assembler {
         d.outputs.push(Output {
             semantic,
             reg,
-            mask: WriteMask::new(mask).unwrap_or(WriteMask::XYZW),
+            mask: Mask::new(mask).unwrap_or(Mask::XYZW),
         });
         d.output_mask |= 1 << reg;
         d.output_used |= u32::from(mask) << ((4 * u32::from(reg)) % 32);

@@ -9,8 +9,7 @@ use super::text::{comma_args, is_identifier, parse_uint};
 use crate::inst::{BinaryOp, Form, Inst, UnaryOp};
 use crate::limits;
 use crate::operand::{
-    BoolReg, CmpOp, CondOp, Condition, Dest, DstReg, IntReg, RelIndex, Source, SrcReg, Target,
-    WriteMask,
+    BoolReg, CmpOp, CondOp, Condition, Dest, DstReg, IntReg, Mask, RelIndex, Source, SrcReg, Target,
 };
 
 fn binary_op(name: &str) -> Option<BinaryOp> {
@@ -145,7 +144,7 @@ impl Assembler {
         }
         Ok(Dest {
             reg,
-            mask: WriteMask::new(mask_of(op.swizzle)).unwrap_or(WriteMask::XYZW),
+            mask: Mask::new(mask_of(op.swizzle)).unwrap_or(Mask::XYZW),
         })
     }
 
@@ -259,7 +258,7 @@ impl Assembler {
                 };
                 let src = self.source(a[1], true)?;
                 self.push(Inst::Mova {
-                    mask: WriteMask::new(mask).unwrap_or(WriteMask::XYZW),
+                    mask: Mask::new(mask).unwrap_or(Mask::XYZW),
                     src,
                 })
             }

@@ -51,7 +51,7 @@ pub struct Compiled {
     pub constants: Vec<(u8, [f32; 4])>,
     /// For each output of the module (in its order), the register and components written
     /// (`None` for an output the PICA200 ignores, such as `gl_PointSize`).
-    pub outputs: Vec<Option<(u8, crate::operand::WriteMask)>>,
+    pub outputs: Vec<Option<(u8, crate::operand::Mask)>>,
     /// Where everything is, for the application (docs/conventions.md's JSON).
     pub reflection: mir::reflect::Reflection,
     /// What the program leaves out of the shader, which compiled anyway (components of an

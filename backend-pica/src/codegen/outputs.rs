@@ -8,7 +8,7 @@ use mir::reflect::mask_letters;
 
 use super::select::OutputSlot;
 use crate::limits;
-use crate::operand::{Component, WriteMask};
+use crate::operand::{Component, Mask};
 use crate::shbin::{self, Semantic};
 
 /// The default semantic of each location, with the components it takes.
@@ -44,8 +44,8 @@ pub fn parse_semantic(name: &str) -> Option<Semantic> {
     .find(|s| s.name() == name)
 }
 
-fn mask(first: u8, count: u8) -> WriteMask {
-    WriteMask::of(
+fn mask(first: u8, count: u8) -> Mask {
+    Mask::of(
         &(first..first + count)
             .map(|l| Component::from_index(l as usize))
             .collect::<Vec<_>>(),

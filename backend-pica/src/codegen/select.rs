@@ -27,7 +27,7 @@ use regalloc2::VReg;
 use super::pool::Pool;
 use super::vinst::{VDst, VInst, VOp, VSrc};
 use crate::inst::{BinaryOp, UnaryOp};
-use crate::operand::{CmpOp, Component, RelIndex, Swizzle, WriteMask};
+use crate::operand::{CmpOp, Component, Mask, RelIndex, Swizzle};
 
 /// What a block's conditional branch tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub struct OutputSlot {
     /// `oN`.
     pub reg: u8,
     /// Components written.
-    pub mask: WriteMask,
+    pub mask: Mask,
 }
 
 /// The result of instruction selection.
@@ -165,7 +165,7 @@ enum Place {
     /// by lane in order).
     Lane { chain: Value, lane: u8, count: u8 },
     /// Straight into an output register (read once, by the return).
-    Output { reg: u8, mask: WriteMask },
+    Output { reg: u8, mask: Mask },
 }
 
 /// A vector written piece by piece: each piece's destination is tied to the previous one,
@@ -186,8 +186,8 @@ fn swizzle(s: mir::Swizzle) -> Swizzle {
 }
 
 /// The mask of the first `n` components.
-fn first(n: u8) -> WriteMask {
-    WriteMask::new((1u8 << n) - 1).unwrap_or(WriteMask::XYZW)
+fn first(n: u8) -> Mask {
+    Mask::new((1u8 << n) - 1).unwrap_or(Mask::XYZW)
 }
 
 impl Selector<'_> {
@@ -331,7 +331,7 @@ impl Selector<'_> {
     }
 
     /// The next piece of the vector `c`, writing `mask`.
-    fn piece(&mut self, c: Value, mask: WriteMask) -> VDst {
+    fn piece(&mut self, c: Value, mask: Mask) -> VDst {
         let mut st = self.chains[&c];
         st.left = st.left.saturating_sub(1);
         if let Some(reg) = st.output {
@@ -357,7 +357,7 @@ impl Selector<'_> {
     fn dest(&mut self, r: Value, n: u8) -> (VDst, u8) {
         match self.places.get(&r).copied() {
             Some(Place::Lane { chain, lane, count }) => {
-                let mask = WriteMask::of(
+                let mask = Mask::of(
                     &(lane..lane + count)
                         .map(|l| Component::from_index(l as usize))
                         .collect::<Vec<_>>(),
@@ -480,7 +480,7 @@ impl Selector<'_> {
                 };
                 self.emit(VInst::Binary {
                     op: BinaryOp::Max,
-                    dst: VDst::Temp(t, WriteMask::XYZW),
+                    dst: VDst::Temp(t, Mask::XYZW),
                     a: x,
                     b: VOp { neg: true, ..x },
                 });
@@ -514,7 +514,7 @@ impl Selector<'_> {
             .unwrap_or(self.a0_next);
         self.a0_next = 1 - k;
         let src = self.src(&want);
-        let mask = WriteMask::of(&[Component::from_index(k)]);
+        let mask = Mask::of(&[Component::from_index(k)]);
         // MOVA a0.y reads the source's y component.
         let src = if k == 1 {
             VOp {
@@ -549,7 +549,7 @@ impl Selector<'_> {
         let t = self.code.vreg();
         self.emit(VInst::Unary {
             op: UnaryOp::Mov,
-            dst: VDst::Temp(t, WriteMask::XYZW),
+            dst: VDst::Temp(t, Mask::XYZW),
             src,
         });
         t
@@ -680,7 +680,7 @@ impl Selector<'_> {
                         ..args[0]
                     };
                     let src = self.src(&one);
-                    let mask = WriteMask::of(&[Component::from_index(lane as usize)]);
+                    let mask = Mask::of(&[Component::from_index(lane as usize)]);
                     let d = match output {
                         Some(reg) => VDst::Output(reg, mask),
                         None => {
@@ -847,7 +847,7 @@ impl Selector<'_> {
     /// group of the others.
     fn construct(&mut self, r: Value, args: &[mir::Operand]) {
         for (key, lanes) in self.groups(r, args) {
-            let mask = WriteMask::of(
+            let mask = Mask::of(
                 &lanes
                     .iter()
                     .map(|&l| Component::from_index(l))
@@ -953,7 +953,7 @@ impl Selector<'_> {
         let t = self.code.vreg();
         let mov = VInst::Unary {
             op: UnaryOp::Mov,
-            dst: VDst::Temp(t, WriteMask::XYZW),
+            dst: VDst::Temp(t, Mask::XYZW),
             src: VOp {
                 neg: false,
                 swizzle: Swizzle::IDENTITY,

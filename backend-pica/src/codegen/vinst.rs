@@ -5,7 +5,7 @@
 use regalloc2::{Operand, VReg};
 
 use crate::inst::{BinaryOp, UnaryOp};
-use crate::operand::{CmpOp, RelIndex, Swizzle, WriteMask};
+use crate::operand::{CmpOp, Mask, RelIndex, Swizzle};
 
 /// What a source reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl VOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VDst {
     /// A new temporary (its other components undefined).
-    Temp(VReg, WriteMask),
+    Temp(VReg, Mask),
     /// More components of a temporary: `new` is `prev` with the components in the mask
     /// written; allocation gives both one register.
     Tied {
@@ -72,15 +72,15 @@ pub enum VDst {
         /// The value with these components written.
         new: VReg,
         /// The components written.
-        mask: WriteMask,
+        mask: Mask,
     },
     /// `oN`.
-    Output(u8, WriteMask),
+    Output(u8, Mask),
 }
 
 impl VDst {
     /// The components written.
-    pub fn mask(&self) -> WriteMask {
+    pub fn mask(&self) -> Mask {
         match *self {
             VDst::Temp(_, m) | VDst::Tied { mask: m, .. } | VDst::Output(_, m) => m,
         }
@@ -124,7 +124,7 @@ pub enum VInst {
     /// MOVA into a0.x (mask x) or a0.y (mask y).
     Mova {
         /// Which address register.
-        mask: WriteMask,
+        mask: Mask,
         /// Source.
         src: VOp,
     },

@@ -221,7 +221,7 @@ mod tests {
         d.outputs.push(crate::shbin::Output {
             semantic: crate::shbin::Semantic::Position,
             reg: 0,
-            mask: crate::operand::WriteMask::XYZW,
+            mask: crate::operand::Mask::XYZW,
         });
         for (name, start) in [("c0", 0x03), ("v3", 0x10), ("o1", 0x11)] {
             d.uniforms.push(crate::shbin::Uniform {

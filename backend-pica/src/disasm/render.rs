@@ -6,7 +6,7 @@
 //! them and picks the same form again from the operands. Flow targets are named by the caller.
 
 use crate::inst::Inst;
-use crate::operand::{Dest, Source, Swizzle, Target, WriteMask};
+use crate::operand::{Dest, Mask, Source, Swizzle, Target};
 
 /// A source operand: `-c2[a0.y].yzwx`.
 pub fn source(s: &Source) -> String {
@@ -26,7 +26,7 @@ pub fn source(s: &Source) -> String {
 
 /// A destination operand: `o3.zw`.
 pub fn dest(d: &Dest) -> String {
-    if d.mask == WriteMask::XYZW {
+    if d.mask == Mask::XYZW {
         d.reg.to_string()
     } else {
         format!("{}.{}", d.reg, d.mask)
@@ -34,7 +34,7 @@ pub fn dest(d: &Dest) -> String {
 }
 
 /// MOVA's destination: `a0.x`, `a0.y` or `a0.xy` (other masks cannot be written in picasso).
-pub fn mova_dest(mask: WriteMask) -> String {
+pub fn mova_dest(mask: Mask) -> String {
     match mask.bits() {
         0x1 => "a0.x".to_string(),
         0x2 => "a0.y".to_string(),

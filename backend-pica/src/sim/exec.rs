@@ -16,7 +16,7 @@
 
 use crate::float24::{flush_input, round_f32};
 use crate::inst::{BinaryOp, UnaryOp};
-use crate::operand::{Dest, DstReg, RelIndex, Source, SrcReg, WriteMask};
+use crate::operand::{Dest, DstReg, Mask, RelIndex, Source, SrcReg};
 
 /// The largest magnitude LITP lets through for y, 128 - 2^-8.
 const LITP_CLAMP: f32 = 127.996_09;
@@ -204,7 +204,7 @@ impl Regs {
     }
 
     /// MOVA.
-    pub(super) fn mova(&mut self, mask: WriteMask, a: [f32; 4]) {
+    pub(super) fn mova(&mut self, mask: Mask, a: [f32; 4]) {
         for (k, (reg, x)) in self.a0.iter_mut().zip(a).enumerate() {
             if mask.bits() & (1 << k) != 0 {
                 *reg = x.trunc() as i32;

@@ -21,7 +21,7 @@ mod flow;
 use crate::decode::{self, Decoded};
 use crate::error::{DecodeError, ReadError};
 use crate::inst::Inst;
-use crate::operand::WriteMask;
+use crate::operand::Mask;
 use crate::shbin::{self, Constant, ShaderBinary, ShaderType};
 
 use exec::Regs;
@@ -60,7 +60,7 @@ pub struct EmittedVertex {
     /// The output registers at EMIT.
     pub outputs: [[f32; 4]; 16],
     /// Which components were written since the previous EMIT.
-    pub written: [WriteMask; 16],
+    pub written: [Mask; 16],
 }
 
 /// The result of a run.
@@ -69,10 +69,10 @@ pub struct Outcome {
     /// `o0`–`o15` at END (unwritten components are 0).
     pub outputs: [[f32; 4]; 16],
     /// Which components of each output were written.
-    pub written: [WriteMask; 16],
+    pub written: [Mask; 16],
     /// Output components the DVLE's output table declares that were never written (vertex
     /// shaders only; the hardware needs every one written once).
-    pub missing: Vec<(u8, WriteMask)>,
+    pub missing: Vec<(u8, Mask)>,
     /// Vertices a geometry shader emitted.
     pub vertices: Vec<EmittedVertex>,
     /// Instructions executed, END included.
@@ -198,7 +198,7 @@ impl Simulator {
         let mut vertices = Vec::new();
         let mut pc = d.entry_start;
         let mut steps = 0u64;
-        let masks = |w: &[u8; 16]| w.map(|m| WriteMask::new(m & 0xF).unwrap_or(WriteMask::NONE));
+        let masks = |w: &[u8; 16]| w.map(|m| Mask::new(m & 0xF).unwrap_or(Mask::NONE));
         loop {
             steps += 1;
             if steps > self.step_limit {
@@ -363,7 +363,7 @@ impl Simulator {
                 let have = regs.written.get(usize::from(o.reg)).copied().unwrap_or(0);
                 let lacking = o.mask.bits() & !have;
                 if lacking != 0 {
-                    missing.push((o.reg, WriteMask::new(lacking).unwrap_or(WriteMask::NONE)));
+                    missing.push((o.reg, Mask::new(lacking).unwrap_or(Mask::NONE)));
                 }
             }
         }
@@ -431,9 +431,9 @@ mod tests {
         let out = run("\tmov o0.xy, v0", ".out - position o0\n.out - color o1").unwrap();
         assert_eq!(
             out.missing,
-            vec![(0, WriteMask::new(0xC).unwrap()), (1, WriteMask::XYZW)]
+            vec![(0, Mask::new(0xC).unwrap()), (1, Mask::XYZW)]
         );
-        assert_eq!(out.written[0], WriteMask::new(0x3).unwrap());
+        assert_eq!(out.written[0], Mask::new(0x3).unwrap());
     }
 
     #[test]
