@@ -157,3 +157,57 @@ fn the_build_helper_stops_on_the_first_bad_shader_with_its_file() {
         .unwrap_err();
     assert!(err.to_string().contains("shader_named"), "{err}");
 }
+
+#[test]
+fn a_uniform_without_a_name_gets_its_registers_name_in_the_module() {
+    // A block with no OpName or OpMemberName at all (a stripped module): its member's name is
+    // empty, which is no Rust identifier; the constant is named after the register.
+    let out = scratch("build-unnamed");
+    let source = out.join("stripped.spvasm");
+    std::fs::write(
+        &source,
+        "OpCapability Shader
+         OpMemoryModel Logical GLSL450
+         OpEntryPoint Vertex %main \"main\" %pos %out
+         OpDecorate %pos Location 0
+         OpDecorate %out BuiltIn Position
+         OpDecorate %blk Block
+         OpMemberDecorate %blk 0 Offset 0
+         OpDecorate %u DescriptorSet 0
+         OpDecorate %u Binding 0
+ %void = OpTypeVoid
+   %fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+ %vec4 = OpTypeVector %float 4
+  %int = OpTypeInt 32 1
+%int_0 = OpConstant %int 0
+  %blk = OpTypeStruct %vec4
+%p_blk = OpTypePointer Uniform %blk
+ %p_uv = OpTypePointer Uniform %vec4
+ %p_in = OpTypePointer Input %vec4
+%p_out = OpTypePointer Output %vec4
+    %u = OpVariable %p_blk Uniform
+  %pos = OpVariable %p_in Input
+  %out = OpVariable %p_out Output
+ %main = OpFunction %void None %fn
+%entry = OpLabel
+    %a = OpLoad %vec4 %pos
+   %pu = OpAccessChain %p_uv %u %int_0
+    %b = OpLoad %vec4 %pu
+    %c = OpFAdd %vec4 %a %b
+         OpStore %out %c
+         OpReturn
+         OpFunctionEnd
+",
+    )
+    .unwrap();
+    let outputs = Shaders::new()
+        .shader(&source, Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub const C0: Uniform"), "{module}");
+    assert!(module.contains("(\"\", C0),"), "{module}");
+    assert!(!module.contains("pub const _:"), "{module}");
+}
