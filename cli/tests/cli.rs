@@ -520,3 +520,22 @@ fn glsl_and_wgsl_inputs_compile_without_glslang() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn spv2agal_warns_about_an_output_it_had_to_write_and_still_succeeds() {
+    // A fragment shader that only discards: Flash requires oc, written with zeros.
+    let dir = agal_scratch("warn");
+    let input = dir.join("discard.spv");
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/edge/discard_only.frag.spv");
+    std::fs::copy(fixture, &input).unwrap();
+    let out = run(AGAL, &[input.to_str().unwrap(), "--fragment"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("discard.spv: warning[agal.unwritten-output]"),
+        "{err}"
+    );
+    let bytes = std::fs::read(dir.join("discard.agal")).unwrap();
+    assert!(backend_agal::validate(&bytes, backend_agal::Profile::Baseline).is_ok());
+}

@@ -127,6 +127,16 @@ fn agal_vertex(
     .unwrap()
 }
 
+/// Checks PICA output `name` of `out` (from [`run_pica`]) against `want`.
+fn assert_pica_output(c: &Compiled, out: &[[f32; 4]], name: &str, want: &[f32], what: &str) {
+    let got = out[pica_output(c, name)];
+    assert!(
+        close(&got, want, 1e-3),
+        "{what} {name}: {got:?} vs {want:?}\n{}",
+        c.listing
+    );
+}
+
 /// The PICA output register the reflection gives output `name`.
 fn pica_output(c: &Compiled, name: &str) -> usize {
     let o = c.reflection.outputs.iter().find(|o| o.name == name);
@@ -153,12 +163,7 @@ fn a_do_while_false_loop_runs_once_on_both_targets() {
                 p.iter().map(|x| x * 2.0).collect()
             };
             let out = run_pica(&c, &[("a", a)], &[("u0", &u0)]);
-            let got = out[pica_output(&c, "gl_Position")];
-            assert!(
-                close(&got, &want, 1e-3),
-                "{got:?} vs {want:?}\n{}",
-                c.listing
-            );
+            assert_pica_output(&c, &out, "gl_Position", &want, "");
             for profile in PROFILES {
                 let g = agal(&name, profile);
                 let out = agal_vertex(&g, a, &[("u0", &u0)]);
@@ -190,12 +195,7 @@ fn a_loop_whose_break_condition_is_constant_runs_once() {
             let t: Vec<f32> = target.iter().map(|x| 2.0 + (x - 2.0) * 0.5).collect();
             let want = [t[0], t[1], t[2], 1.0];
             let out = run_pica(&c, &[("a", a)], &[("u0", &u0), ("s1", &[s1])]);
-            let got = out[pica_output(&c, "o0")];
-            assert!(
-                close(&got, &want, 1e-3),
-                "{got:?} vs {want:?}\n{}",
-                c.listing
-            );
+            assert_pica_output(&c, &out, "o0", &want, "");
             for profile in PROFILES {
                 let g = agal(&name, profile);
                 let out = agal_vertex(&g, a, &[("u0", &u0), ("s1", &[s1])]);
@@ -255,12 +255,7 @@ fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
             ];
             let out = run_pica(&c, &[("a", a)], &uniforms);
             for (name, want) in [("o0", want0), ("gl_Position", want_pos)] {
-                let got = out[pica_output(&c, name)];
-                assert!(
-                    close(&got, &want, 1e-3),
-                    "{name}: {got:?} vs {want:?}\n{}",
-                    c.listing
-                );
+                assert_pica_output(&c, &out, name, &want, "");
             }
             for profile in PROFILES {
                 let g = agal(&name, profile);
@@ -457,12 +452,7 @@ fn switch_fall_through_computes_on_the_pica() {
                 _ => vec![0.0; 4],
             };
             let out = run_pica(&c, &[("v", v), ("kf", [k as f32, 0.0, 0.0, 0.0])], &[]);
-            let got = out[pica_output(&c, "o")];
-            assert!(
-                close(&got, &want, 1e-3),
-                "k = {k}: {got:?} vs {want:?}\n{}",
-                c.listing
-            );
+            assert_pica_output(&c, &out, "o", &want, &format!("k = {k}:"));
         }
     }
 }

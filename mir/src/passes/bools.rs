@@ -75,18 +75,10 @@ pub fn run(f: &mut Function, branches: bool) -> bool {
                     let t = float_twin(f, &mut e, &inst, r, ty.lanes, &twin, &keep);
                     twin.insert(r, t);
                     changed = true;
-                    // A logic operation or select on a parameter that just became a float
-                    // no longer type-checks; its twin (which does not read it) replaces it
-                    // at every use, so it goes now.
-                    let bool_args = match inst.op {
-                        Op::Select => 1,
-                        Op::And | Op::Or | Op::Not => inst.args.len(),
-                        _ => 0,
-                    };
-                    if inst.args[..bool_args]
-                        .iter()
-                        .any(|a| f.ty(a.value).kind == Kind::Float)
-                    {
+                    // Its twin replaces it at every use; unless the twin reads it (a
+                    // comparison's), it goes now: it may read a parameter just made a float,
+                    // where it no longer type-checks.
+                    if !matches!(inst.op, Op::Cmp(_)) {
                         out.retain(|&x| x != i);
                     }
                 }
@@ -102,10 +94,8 @@ pub fn run(f: &mut Function, branches: bool) -> bool {
             if let Some(op) = replacement {
                 replaced.insert(r, op);
                 changed = true;
-                // As above: a select on a parameter made a float goes now.
-                if inst.op == Op::Select && f.ty(inst.args[0].value).kind == Kind::Float {
-                    out.retain(|&x| x != i);
-                }
+                // Replaced at every use: it goes now (as above).
+                out.retain(|&x| x != i);
             }
         }
         // A branch on a value that is not a condition tests `twin != 0`.

@@ -288,16 +288,15 @@ fn zero_args(f: &mut Function, block: BlockId, target: BlockId) -> Vec<Operand> 
         .collect()
 }
 
-/// Passes `m`'s parameters through locals instead: every edge stores its arguments, `m`
-/// loads them.
 /// Every value defined inside the region (in a block `header` dominates) and used in another
 /// block goes through a local: stored where it is defined, loaded at the start of each block
 /// that uses it. The guards this pass adds reroute paths, so a definition need not dominate
 /// its uses any more; through locals, mem2reg rebuilds SSA with the right parameters. (The
 /// front end's own values are locals already; SSA input, like `spirv-opt -O`'s, is not.)
 fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header: BlockId) {
+    use crate::func::{LocalId, Value};
     use crate::hash::HashMap;
-    let mut defined_in: HashMap<crate::func::Value, BlockId> = HashMap::default();
+    let mut defined_in: HashMap<Value, BlockId> = HashMap::default();
     for &b in &f.layout {
         if !doms.dominates(header, b) {
             continue;
@@ -312,10 +311,10 @@ fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header
         }
     }
     // The values used outside their block, in first-use order.
-    let mut crossing: Vec<crate::func::Value> = Vec::new();
-    let mut locals: HashMap<crate::func::Value, crate::func::LocalId> = HashMap::default();
+    let mut crossing: Vec<Value> = Vec::new();
+    let mut locals: HashMap<Value, LocalId> = HashMap::default();
     for b in f.layout.clone() {
-        let mut used: Vec<crate::func::Value> = f.blocks[b]
+        let mut used: Vec<Value> = f.blocks[b]
             .insts
             .iter()
             .flat_map(|&i| f.insts[i].args.iter().map(|a| a.value))
@@ -347,8 +346,8 @@ fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header
     }
     // Loads at the start of each other block that reads one.
     for b in f.layout.clone() {
-        let mut loaded: HashMap<crate::func::Value, crate::func::Value> = HashMap::default();
-        let mut reads: Vec<crate::func::Value> = f.blocks[b]
+        let mut loaded: HashMap<Value, Value> = HashMap::default();
+        let mut reads: Vec<Value> = f.blocks[b]
             .insts
             .iter()
             .flat_map(|&i| f.insts[i].args.iter().map(|a| a.value))
@@ -384,6 +383,8 @@ fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header
     }
 }
 
+/// Passes `m`'s parameters through locals instead: every edge stores its arguments, `m`
+/// loads them.
 fn demote_params(f: &mut Function, m: BlockId) {
     let params = std::mem::take(&mut f.blocks[m].params);
     if params.is_empty() {
