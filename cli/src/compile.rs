@@ -3,8 +3,8 @@
 
 use frontend_spirv::entry::{self, Stage};
 use frontend_spirv::{Input, ValidModule};
+use machine::reflect::Reflection;
 use mir::Diagnostics;
-use mir::reflect::Reflection;
 
 use crate::error::{Error, ErrorKind};
 
@@ -357,6 +357,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
         Target::Pica => {
             let pica = backend_pica::codegen::Options {
                 semantics: options.semantics.clone(),
+                ..Default::default()
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;
             let warnings = lowered

@@ -80,5 +80,5 @@ pub fn spirv_from_wgsl(text: &str) -> Result<Vec<u8>, Error> {
     naga_input::wgsl(text, "<input>")
 }
 pub use frontend_spirv::entry::Stage;
-pub use mir::reflect::Reflection;
+pub use machine::reflect::Reflection;
 pub use mir::{Diagnostic, Diagnostics, Fault};

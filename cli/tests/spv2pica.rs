@@ -78,7 +78,7 @@ fn writes_the_reflection_and_takes_semantics() {
         dir.join("s.shbin").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r: mir::reflect::Reflection =
+    let r: spv2retro::Reflection =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r.target, "pica");
     assert_eq!(r.stage, "vertex");
@@ -213,7 +213,7 @@ fn dropped_output_components_are_a_warning_on_stderr() {
         "{err}"
     );
     let bin = backend_pica::shbin::read(&std::fs::read(dir.join("wide.shbin")).unwrap()).unwrap();
-    let r: mir::reflect::Reflection =
+    let r: spv2retro::Reflection =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r.outputs.len(), bin.dvles[0].outputs.len());
     // A clean shader prints nothing.

@@ -30,12 +30,10 @@ pub mod liveness;
 pub mod module;
 pub mod passes;
 pub mod print;
-pub mod reflect;
 pub mod regions;
 pub mod shape;
 pub mod span;
 pub mod types;
-pub mod vcode;
 pub mod verify;
 
 pub use diag::{Diagnostic, Diagnostics, Fault, Severity};

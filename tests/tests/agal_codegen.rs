@@ -715,7 +715,7 @@ fn scalar_heavy_shaders_fit_agal_1_only_with_lane_packing() {
         let m = fixture(name);
         let without = Options {
             profile,
-            pack_lanes: false,
+            packing: backend_agal::codegen::Packing::Off,
             ..Options::default()
         };
         let e = rejected(&m, &without);

@@ -5,7 +5,7 @@
 //! fail with the error that says so.
 
 use backend_agal::Stage;
-use backend_agal::codegen::{Compiled, Options, compile};
+use backend_agal::codegen::{Compiled, Options, Packing, compile};
 use backend_agal::limits::Profile;
 use backend_agal::operand::RegType;
 use backend_agal::sampler::Dimension;
@@ -20,7 +20,8 @@ use tests::mirtest::lower;
 use tests::reference::{self, Case, Prepared, Runner, fixture_modules, shaders::*};
 
 /// The AGAL back end for one profile, and its simulator.
-struct Agal(Profile);
+/// The AGAL back end for a profile, packing lanes when told, and its simulator.
+struct Agal(Profile, Packing);
 
 struct Run {
     compiled: Compiled,
@@ -168,7 +169,10 @@ impl Prepared for Run {
 
 impl Runner for Agal {
     fn name(&self) -> String {
-        format!("AGAL simulator ({})", self.0)
+        match self.1 {
+            Packing::Always => format!("AGAL simulator ({}, lanes packed)", self.0),
+            _ => format!("AGAL simulator ({})", self.0),
+        }
     }
 
     /// float32 throughout, like the MIR interpreter, but with AGAL's own `sin`, `cos`, `pow`,
@@ -181,6 +185,7 @@ impl Runner for Agal {
     fn prepare(&self, module: &mir::Module) -> Result<Box<dyn Prepared>, String> {
         let options = Options {
             profile: self.0,
+            packing: self.1,
             ..Options::default()
         };
         let compiled = compile(module, &options).map_err(|e| e.render("", None))?;
@@ -220,7 +225,14 @@ fn agal_check_modules(
     modules: &[(String, Vec<u8>)],
     rejection: Option<&str>,
 ) {
-    let profiles = [Agal(Profile::Baseline), Agal(Profile::Standard)];
+    // As users get them, and with every small value lane-packed (users get packing only
+    // when a program needs more temporaries than the profile has).
+    let profiles = [
+        Agal(Profile::Baseline, Packing::WhenNeeded),
+        Agal(Profile::Standard, Packing::WhenNeeded),
+        Agal(Profile::Baseline, Packing::Always),
+        Agal(Profile::Standard, Packing::Always),
+    ];
     let mut runners: Vec<&dyn Runner> = Vec::new();
     for runner in &profiles {
         match rejection {
@@ -444,6 +456,12 @@ fn packed_programs_compute_the_reference() {
         } else {
             &[]
         };
-        reference::check(stem, reference, paths, &modules, &[&Agal(profile)]);
+        reference::check(
+            stem,
+            reference,
+            paths,
+            &modules,
+            &[&Agal(profile, Packing::WhenNeeded)],
+        );
     }
 }

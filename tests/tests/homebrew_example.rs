@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use backend_pica::sim::{Simulator, Uniforms};
-use mir::reflect::Reflection;
+use spv2retro::Reflection;
 
 /// Builds the example; its OUT_DIR and its executable.
 fn build_example() -> (PathBuf, PathBuf) {

@@ -103,6 +103,7 @@ fn seven_semantic_outputs_at_most() {
     // With one, that is eight outputs with gl_Position: one too many.
     let options = Options {
         semantics: vec![(6, Semantic::Dummy)],
+        ..Options::default()
     };
     let (rule, message) = refused(compile(&m, &options));
     assert_eq!(rule, "pica.limit", "{message}");

@@ -1,15 +1,20 @@
 //! Every corpus vertex shader compiled for the PICA200 and run in its simulator (which
 //! decodes the `.shbin` bytes) against the independent references of `tests::reference`:
-//! the raw and spirv-opt'd glslang output and naga's, with the f24 tolerance.
+//! the raw and spirv-opt'd glslang output and naga's, with the f24 tolerance. Each runs
+//! twice: as users get it, and with every small value lane-packed (the machine layer's
+//! packing, which users get only when a program needs more than sixteen temporaries).
 
-use backend_pica::codegen::{Options, compile};
+use backend_pica::codegen::{Options, Packing, compile};
 use backend_pica::shbin::Semantic;
 use backend_pica::sim::{Simulator, Uniforms};
 use mir::eval::{Outcome, Textures};
 use tests::reference::{self, Case, Prepared, Runner, fixture_modules, naga_module, shaders::*};
 
-/// The PICA200 back end and its simulator.
-struct Pica;
+/// The PICA200 back end and its simulator, packing lanes when told.
+struct Pica(Packing);
+
+/// The two ways every shader runs.
+const RUNNERS: [&dyn Runner; 2] = [&Pica(Packing::WhenNeeded), &Pica(Packing::Always)];
 
 struct Compiled {
     module: mir::Module,
@@ -50,7 +55,10 @@ impl Prepared for Compiled {
 
 impl Runner for Pica {
     fn name(&self) -> String {
-        "PICA200 simulator".into()
+        match self.0 {
+            Packing::Always => "PICA200 simulator, lanes packed".into(),
+            _ => "PICA200 simulator".into(),
+        }
     }
 
     /// f24 arithmetic keeps 16 mantissa bits (7.6e-6 relative per operation, inputs and
@@ -76,7 +84,10 @@ impl Runner for Pica {
                 _ => None,
             })
             .collect();
-        let options = Options { semantics };
+        let options = Options {
+            semantics,
+            packing: self.0,
+        };
         let program = compile(module, &options).map_err(|e| e.render("", None))?;
         let sim = Simulator::new(&program.bytes).map_err(|e| e.to_string())?;
         Ok(Box::new(Compiled {
@@ -92,7 +103,7 @@ macro_rules! pica_tests {
         $(
             #[test]
             fn $test() {
-                reference::check($stem, $reference, &[$($path),*], &fixture_modules($stem), &[&Pica]);
+                reference::check($stem, $reference, &[$($path),*], &fixture_modules($stem), &RUNNERS);
             }
         )*
     };
@@ -108,7 +119,7 @@ mod naga {
             $(
                 #[test]
                 fn $test() {
-                    reference::check($stem, $reference, &[$($path),*], &naga_module($stem), &[&Pica]);
+                    reference::check($stem, $reference, &[$($path),*], &naga_module($stem), &RUNNERS);
                 }
             )*
         };

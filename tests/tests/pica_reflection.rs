@@ -164,7 +164,7 @@ fn check_against_tables(name: &str, c: &Compiled) {
         }
     }
     // And back: the JSON reads back as the same reflection, bit for bit.
-    let again: mir::reflect::Reflection = serde_json::from_value(json).unwrap();
+    let again: spv2retro::Reflection = serde_json::from_value(json).unwrap();
     for (a, b) in again.constants.iter().zip(&c.reflection.constants) {
         assert_eq!(a.register, b.register);
         assert_eq!(

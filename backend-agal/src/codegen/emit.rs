@@ -11,8 +11,8 @@
 //!   there (through the dominating code; the value moved is among them), so that it never
 //!   reads a lane Flash considers unwritten (#3648).
 
+use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::func::{BlockId, Function, Structure, Terminator};
-use mir::vcode::{Allocated, Item, Origin, VCode};
 use mir::{Diagnostic, Span};
 
 use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};

@@ -1,10 +1,14 @@
 //! The AGAL code generator: a MIR vertex or fragment module to an AGAL program for a Stage3D
 //! profile.
 //!
+//! This is AGAL's hooks on the machine layer (the `machine` crate: selection driver, value
+//! placement, literal pool, lane packing, allocation retries, reflection):
+//!
 //! ```text
 //! mir::Module ──► prepare (bool uniforms, Options::agal, loops/branches, blends, dph rows)
-//!     ──► interface (va/v/op/oc/od, vc/fc, fs flags) ──► select (+ pool, lane packing)
-//!     ──► VCode ──► regalloc2 (the profile's temporaries) ──► emit (ife/els/eif) ──► Program
+//!     ──► interface (va/v/op/oc/od, vc/fc, fs flags) ──► select (hooks on machine::select,
+//!     pool) ──► VCode ──► machine::retry (regalloc2, the profile's temporaries; lane
+//!     packing, then rematerialisation) ──► emit (ife/els/eif) ──► Program
 //!     ──► limits ──► validate (Flash's rules: a failure is a compiler bug) ──► bytes
 //! ```
 //!
@@ -17,7 +21,7 @@
 
 pub mod emit;
 pub mod interface;
-pub mod lanes;
+
 pub mod link;
 pub mod matrix;
 pub mod pool;
@@ -28,7 +32,9 @@ pub mod samplers;
 pub mod select;
 pub mod vinst;
 
-use mir::vcode::{AllocError, VCode};
+use machine::retry::{self, Fitted, Policy};
+
+pub use machine::retry::Packing;
 use mir::{Diagnostic, Diagnostics, Module};
 
 use crate::disasm;
@@ -51,9 +57,9 @@ pub struct Options {
     pub profile: Profile,
     /// Sampler flags by binding, over the defaults.
     pub samplers: Vec<SamplerFlags>,
-    /// Whether small values may share registers when the program needs more temporaries
-    /// than the profile has (on unless a test wants to see the difference).
-    pub pack_lanes: bool,
+    /// When small values share registers (by default when the program needs more
+    /// temporaries than the profile has).
+    pub packing: Packing,
     /// Whether values computed from inputs, uniforms and literals alone may be computed
     /// again at each reader when the program still needs more temporaries (on unless a test
     /// wants to see the difference).
@@ -65,7 +71,7 @@ impl Default for Options {
         Options {
             profile: Profile::Baseline,
             samplers: Vec::new(),
-            pack_lanes: true,
+            packing: Packing::WhenNeeded,
             rematerialise: true,
         }
     }
@@ -81,7 +87,7 @@ pub struct Compiled {
     /// The profile it was compiled for.
     pub profile: Profile,
     /// Where everything is, for the application (docs/conventions.md's JSON).
-    pub reflection: mir::reflect::Reflection,
+    pub reflection: machine::reflect::Reflection,
     /// The literal pool: registers and values, to upload once.
     pub constants: Vec<(u16, [f32; 4])>,
     /// The interface's registers.
@@ -111,7 +117,7 @@ impl Compiled {
         disasm::program_listing(&self.program)
     }
 
-    /// glsl2agal's JSON (see [`mir::reflect::Reflection::glsl2agal_json`]).
+    /// glsl2agal's JSON (see [`machine::reflect::Reflection::glsl2agal_json`]).
     pub fn glsl2agal_json(&self) -> String {
         self.reflection.glsl2agal_json(&self.listing(), &self.bytes)
     }
@@ -129,23 +135,6 @@ pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics
     prepare::prepare(module, options.profile, false)
         .map(|p| p.module)
         .map_err(Diagnostics)
-}
-
-/// Recomputes the values made from inputs, uniforms and literals alone at their readers;
-/// whether anything changed.
-fn rematerialise(m: &mut Module) -> Result<bool, Diagnostics> {
-    if !mir::passes::remat::run(&mut m.function) {
-        return Ok(false);
-    }
-    mir::passes::run_pass(m, "dce", mir::passes::dce::run)
-        .and_then(|_| mir::passes::run_pass(m, "order", mir::passes::order::run))
-        .map_err(|e| {
-            Diagnostics::from(Diagnostic::error(
-                "agal.internal",
-                format!("internal error (this is a bug): {e}"),
-            ))
-        })?;
-    Ok(true)
 }
 
 /// Why one try of [`compile`] failed.
@@ -188,60 +177,45 @@ fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Com
     let iface = interface::assign(&m, profile, &options.samplers).map_err(Diagnostics)?;
     let temps = usize::from(limits.temporaries);
 
-    // Without packing first; with it when the program needs more temporaries; then with the
-    // cheap values recomputed at their readers (rematerialisation).
-    let run = |m: &Module, pack: bool| -> Result<(VCode<vinst::VInst>, pool::Pool), Diagnostics> {
+    // Lane packing, then rematerialisation, when the values do not fit (see
+    // `machine::retry`); smaller register files first.
+    let policy = Policy {
+        registers: temps,
+        smaller_first: vec![8, 16],
+        packing: options.packing,
+        rematerialise: options.rematerialise,
+    };
+    let fitted = retry::allocate(&mut m, &policy, |m, pack| -> Result<_, Diagnostics> {
         let mut pool = pool::Pool::new(iface.uniform_registers);
         let code = select::select(m, &iface, &mut pool, profile, pack).map_err(Diagnostics)?;
         Ok((code, pool))
-    };
-    let (mut code, mut pool) = run(&m, false)?;
-    let mut packed = false;
-    let mut rematerialised = false;
-    if options.pack_lanes && code.max_live().0 > temps {
-        (code, pool) = run(&m, true)?;
-        packed = true;
-    }
-    let alloc = loop {
-        // Smaller register files first: AGAL 2 programs rarely need 26, and fewer
-        // temporaries leave the native shader compiler room.
-        if let Some(a) = [8, 16]
-            .into_iter()
-            .filter(|&n| n < temps)
-            .find_map(|n| code.allocate(n).ok())
-        {
-            break a;
+    });
+    let Fitted {
+        code,
+        selected: pool,
+        alloc,
+        packed,
+        ..
+    } = match fitted {
+        Ok(f) => f,
+        Err(retry::Failure::Select(d)) => return Err(d.into()),
+        Err(retry::Failure::TooManyLive { needed, span }) => {
+            let d = limit(format!(
+                "the program needs {needed} temporaries here; the {profile} profile has \
+                 {temps} ({}0 to {}{})",
+                RegType::Temporary.prefix(iface.stage),
+                RegType::Temporary.prefix(iface.stage),
+                temps - 1
+            ))
+            .with_span(span);
+            return Err(Diagnostics::from(d).into());
         }
-        match code.allocate(temps) {
-            Ok(a) => break a,
-            Err(AllocError::TooManyLive { .. }) if options.pack_lanes && !packed => {
-                (code, pool) = run(&m, true)?;
-                packed = true;
-            }
-            Err(AllocError::TooManyLive { .. })
-                if options.rematerialise && !rematerialised && rematerialise(&mut m)? =>
-            {
-                rematerialised = true;
-                (code, pool) = run(&m, packed)?;
-            }
-            Err(AllocError::TooManyLive { needed, at }) => {
-                let d = limit(format!(
-                    "the program needs {needed} temporaries here; the {profile} profile has \
-                     {temps} ({}0 to {}{})",
-                    RegType::Temporary.prefix(iface.stage),
-                    RegType::Temporary.prefix(iface.stage),
-                    temps - 1
-                ))
-                .with_span(code.span(at));
-                return Err(Diagnostics::from(d).into());
-            }
-            Err(AllocError::Internal(e)) => {
-                return Err(Diagnostics::from(Diagnostic::error(
-                    "agal.internal",
-                    format!("internal error in register allocation (this is a bug): {e}"),
-                ))
-                .into());
-            }
+        Err(retry::Failure::Internal(e)) => {
+            return Err(Diagnostics::from(Diagnostic::error(
+                "agal.internal",
+                format!("internal error (this is a bug): {e}"),
+            ))
+            .into());
         }
     };
     let emitted = emit::emit(&m.function, &code, &alloc).map_err(Diagnostics)?;

@@ -1,18 +1,18 @@
-//! The literal pool. AGAL has no immediate operands: every number a program uses lives in a
-//! constant register the application uploads. Literals are packed four to a register and
-//! shared (a value already in some register's lane is read from there), in the registers
-//! after the uniforms (`vc` or `fc`). Unlike the PICA200's pool there is no negation to reuse:
-//! AGAL sources have no negate modifier, so `-x` is a value of its own.
+//! The literal pool (the machine layer's [`LiteralPool`]). AGAL has no immediate operands:
+//! every number a program uses lives in a constant register the application uploads, in the
+//! registers after the uniforms (`vc` or `fc`). Unlike the PICA200's pool there is no
+//! negation to reuse: AGAL sources have no negate modifier, so `-x` is a value of its own.
+
+use machine::pool::LiteralPool;
 
 use crate::operand::{Component, Mask, Swizzle};
 
-/// The pool.
+/// The pool: the machine layer's, numbered from `base` up, read through AGAL swizzles.
 #[derive(Clone, Debug)]
 pub struct Pool {
     /// The first register it uses.
     base: u16,
-    /// Its registers in order; each lane holds a value (by bits) or is free.
-    regs: Vec<[Option<u32>; 4]>,
+    pool: LiteralPool,
 }
 
 impl Pool {
@@ -20,7 +20,8 @@ impl Pool {
     pub fn new(base: u16) -> Pool {
         Pool {
             base,
-            regs: Vec::new(),
+            // AGAL sources have no negate modifier.
+            pool: LiteralPool::new(false),
         }
     }
 
@@ -28,68 +29,27 @@ impl Pool {
     /// not read the position) and returns the register and the swizzle reading them; the
     /// positions not read repeat a read one, so the swizzle names only pool lanes in use.
     pub fn place(&mut self, want: [Option<f32>; 4]) -> (u16, Swizzle) {
-        let bits: Vec<u32> = want.iter().flatten().map(|v| v.to_bits()).collect();
-        if bits.is_empty() {
-            return self.place([Some(0.0), None, None, None]);
-        }
-        let mut distinct: Vec<u32> = Vec::new();
-        for &b in &bits {
-            if !distinct.contains(&b) {
-                distinct.push(b);
-            }
-        }
-        let index = self
-            .regs
-            .iter()
-            .position(|r| distinct.iter().all(|b| r.contains(&Some(*b))))
-            .or_else(|| {
-                // A register with room for what it lacks.
-                let i = self.regs.iter().position(|r| {
-                    let missing = distinct.iter().filter(|b| !r.contains(&Some(**b))).count();
-                    missing <= r.iter().filter(|l| l.is_none()).count()
-                })?;
-                for &b in &distinct {
-                    if !self.regs[i].contains(&Some(b)) {
-                        let free = self.regs[i].iter().position(Option::is_none)?;
-                        self.regs[i][free] = Some(b);
-                    }
-                }
-                Some(i)
-            })
-            .unwrap_or_else(|| {
-                // A new register, values in the order read (a vector reads as `.xyzw`).
-                let mut reg = [None; 4];
-                for (slot, &b) in reg.iter_mut().zip(&distinct) {
-                    *slot = Some(b);
-                }
-                self.regs.push(reg);
-                self.regs.len() - 1
-            });
-        let reg = self.regs[index];
+        let slot = self.pool.place(want);
         let mut lanes = [Component::X; 4];
         let mut read = 0u8;
-        for (p, w) in want.iter().enumerate() {
-            if let Some(v) = w {
-                let l = reg
-                    .iter()
-                    .position(|x| *x == Some(v.to_bits()))
-                    .unwrap_or(0);
-                lanes[p] = Component::from_bits(l as u8);
+        for (p, l) in slot.lanes.iter().enumerate() {
+            if let Some(l) = l {
+                lanes[p] = Component::from_bits(*l);
                 read |= 1 << p;
             }
         }
         let swizzle = Swizzle::new(lanes).restricted_to(Mask::from_bits_truncate(read));
-        (self.base + index as u16, swizzle)
+        (self.base + slot.index as u16, swizzle)
     }
 
     /// How many registers it uses.
     pub fn len(&self) -> usize {
-        self.regs.len()
+        self.pool.len()
     }
 
     /// Whether it is empty.
     pub fn is_empty(&self) -> bool {
-        self.regs.is_empty()
+        self.pool.is_empty()
     }
 
     /// The first register.
@@ -99,15 +59,11 @@ impl Pool {
 
     /// Each register with its four values (free lanes are 0), in order.
     pub fn registers(&self) -> Vec<(u16, [f32; 4])> {
-        self.regs
-            .iter()
+        self.pool
+            .values()
+            .into_iter()
             .enumerate()
-            .map(|(i, r)| {
-                (
-                    self.base + i as u16,
-                    r.map(|l| f32::from_bits(l.unwrap_or(0))),
-                )
-            })
+            .map(|(i, v)| (self.base + i as u16, v))
             .collect()
     }
 }

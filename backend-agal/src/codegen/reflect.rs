@@ -2,10 +2,10 @@
 //! the JSON glsl2agal writes (`varnames`, `consts`, `agalasm`, `agalbin`), which existing
 //! Stage3D loaders read.
 
-use mir::module::{Module, TextureDim};
-use mir::reflect::{
-    ConstantInfo, InputInfo, OutputInfo, Reflection, SamplerInfo, Stats, UniformInfo, mask_letters,
+use machine::reflect::{
+    ConstantInfo, OutputInfo, Reflection, SamplerInfo, Stats, inputs, uniforms,
 };
+use mir::module::{Module, TextureDim};
 
 use super::interface::Interface;
 use crate::operand::RegType;
@@ -22,47 +22,29 @@ pub fn reflection(
     agal_version: u8,
 ) -> Reflection {
     let stage = iface.stage;
-    let inputs = m
-        .inputs
-        .iter()
-        .zip(&iface.inputs)
-        .map(|((_, i), (reg, n))| InputInfo {
-            name: i.name.clone(),
-            location: i.location,
-            register: reg.register_name(stage, *n),
-        })
-        .collect();
+    let inputs = inputs(m, |k, _| {
+        iface
+            .inputs
+            .get(k)
+            .map_or_else(String::new, |(reg, n)| reg.register_name(stage, *n))
+    });
     let outputs = m
         .outputs
         .iter()
         .zip(&iface.outputs)
         .filter_map(|(o, slot)| {
             let slot = slot.as_ref()?;
-            Some(OutputInfo {
-                name: o.name.clone(),
-                location: o.location,
-                builtin: o.builtin.map(|b| format!("{b:?}")),
-                register: slot.reg.register_name(stage, slot.index),
-                semantic: None,
-                mask: mask_letters(slot.mask.bits()),
-            })
+            Some(OutputInfo::of(
+                o,
+                slot.reg.register_name(stage, slot.index),
+                None,
+                slot.mask.bits(),
+            ))
         })
         .collect();
-    let constant =
-        |r: u32| RegType::Constant.register_name(stage, r.min(u32::from(u16::MAX)) as u16);
-    let uniforms = m
-        .uniforms
-        .iter()
-        .map(|u| UniformInfo {
-            name: u.name.clone(),
-            block: u.block.clone(),
-            type_name: u.type_name.clone(),
-            layout: u.layout.map(|l| l.name().to_string()),
-            register: constant(u.register),
-            component: u.component,
-            count: u.count,
-        })
-        .collect();
+    let uniforms = uniforms(m, |u| {
+        RegType::Constant.register_name(stage, u.register.min(u32::from(u16::MAX)) as u16)
+    });
     let constants_info = constants
         .iter()
         .map(|(r, value)| ConstantInfo {
@@ -89,10 +71,6 @@ pub fn reflection(
         })
         .collect();
     Reflection {
-        target: "agal".into(),
-        agal_version: Some(agal_version),
-        stage: stage.name().into(),
-        entry_point: m.entry_point.clone(),
         inputs,
         outputs,
         uniforms,
@@ -104,5 +82,6 @@ pub fn reflection(
             constant_registers: constants.len(),
             operand_descriptors: None,
         },
+        ..Reflection::of(m, "agal", Some(agal_version))
     }
 }

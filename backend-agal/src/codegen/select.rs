@@ -6,7 +6,7 @@
 //! its output (when one instruction computes it and it runs once), a value only a construct
 //! reads into the construct's lanes, and a construct starts from a vector it keeps lanes of
 //! (`vec4(c.rgb / c.a, c.a)` is one `div` into `c`'s register). With lane packing on (see
-//! [`super::lanes`]) independent small values share registers.
+//! [`machine::lanes`]) independent small values share registers.
 //!
 //! Each instruction is made legal before allocation, so that every extra move is a virtual
 //! register like the rest (Flash's rules and the habits of the compilers that shipped):
@@ -21,16 +21,19 @@
 
 use mir::hash::{HashMap, HashSet};
 
+use machine::select::{
+    self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
+    is_computed, positions, returned_once,
+};
+use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
 use mir::module::{Module, TextureDim};
 use mir::regions::Regions;
-use mir::vcode::{Origin, VCode};
 use mir::{Diagnostic, Span};
 use regalloc2::VReg;
 
 use super::interface::{Interface, OutputReg};
-use super::lanes::{self, Packed};
 use super::matrix::{self, MatrixPlan};
 use super::pool::Pool;
 use super::samplers::bias_eighths;
@@ -82,18 +85,6 @@ enum Place {
     Output(OutputReg),
 }
 
-/// A vector written piece by piece: each piece's destination is tied to the previous one,
-/// so allocation keeps them in one register; the last piece defines the value itself.
-#[derive(Clone, Copy, Debug)]
-struct Chain {
-    /// The previous piece's virtual register (a kept vector's, to start with).
-    prev: Option<VReg>,
-    /// Pieces still to come.
-    left: usize,
-    /// The vector whose lanes the construct keeps in place.
-    base: Option<Value>,
-}
-
 /// What an instruction writes, before it is committed.
 #[derive(Clone, Copy, Debug)]
 enum Target {
@@ -102,7 +93,7 @@ enum Target {
     /// A place.
     Place(Place),
     /// Lanes of a pack.
-    Pack(Packed),
+    Pack(u8),
 }
 
 /// Selects the instructions of `module` (prepared for `profile`).
@@ -138,15 +129,14 @@ pub fn select(
         profile,
         version: profile.version(),
         code: VCode::new(f),
-        vregs: HashMap::default(),
+        vregs: Values::default(),
         errors: Vec::new(),
         span: Span::default(),
         outputs_at: HashMap::default(),
         places: HashMap::default(),
-        chains: HashMap::default(),
+        chains: Chains::default(),
         modified: HashMap::default(),
-        packed: HashMap::default(),
-        pack_versions: HashMap::default(),
+        packs: Packs::default(),
         matrices,
         fused,
         uses,
@@ -155,38 +145,7 @@ pub fn select(
         regions,
     };
     s.outputs_at = s.output_places();
-    for &b in &f.layout {
-        let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| s.vreg(p)).collect();
-        if let Some(vb) = s.code.block_of(Origin::Block(b)) {
-            s.code.set_params(vb, params);
-        }
-    }
-    let origins: Vec<Origin> = s.code.origins().collect();
-    for origin in origins {
-        let Some(vb) = s.code.block_of(origin) else {
-            continue;
-        };
-        s.code.start(vb);
-        s.places.clear();
-        s.chains.clear();
-        s.modified.clear();
-        s.packed.clear();
-        s.pack_versions.clear();
-        match origin {
-            Origin::Block(b) => s.block(b),
-            Origin::Edge(from, to) => {
-                let args = f.blocks[from]
-                    .term
-                    .edges()
-                    .into_iter()
-                    .find(|e| e.target == to)
-                    .map(|e| e.args.clone())
-                    .unwrap_or_default();
-                let regs = args.iter().map(|a| s.in_vreg(a)).collect();
-                s.code.end_branch(vec![regs]);
-            }
-        }
-    }
+    driver::drive(&mut s);
     if s.errors.is_empty() {
         Ok(s.code)
     } else {
@@ -202,7 +161,7 @@ struct Selector<'a> {
     profile: Profile,
     version: Version,
     code: VCode<VInst>,
-    vregs: HashMap<Value, VReg>,
+    vregs: Values,
     errors: Vec<Diagnostic>,
     /// The MIR instruction being selected.
     span: Span,
@@ -210,14 +169,13 @@ struct Selector<'a> {
     outputs_at: HashMap<Value, Place>,
     /// Values of the current block computed straight into a construct's lanes.
     places: HashMap<Value, Place>,
-    /// Vectors being written piece by piece in the current block.
-    chains: HashMap<Value, Chain>,
+    /// Vectors being written piece by piece in the current block, each with the vector
+    /// whose lanes the construct keeps in place.
+    chains: Chains<Option<Value>>,
     /// `-v`, `|v|`, `-|v|` computed in the current block.
     modified: HashMap<(Value, bool, bool), VReg>,
     /// The packed values of the current block.
-    packed: HashMap<Value, Packed>,
-    /// Each pack's current version.
-    pack_versions: HashMap<usize, VReg>,
+    packs: Packs,
     /// Constructs whose first lanes are one matrix instruction.
     matrices: HashMap<Value, MatrixPlan>,
     /// Dot products those instructions compute.
@@ -230,16 +188,89 @@ struct Selector<'a> {
     regions: Regions,
 }
 
-impl Selector<'_> {
-    fn vreg(&mut self, v: Value) -> VReg {
-        if let Some(&r) = self.vregs.get(&v) {
-            return r;
-        }
-        let r = self.code.vreg();
-        self.vregs.insert(v, r);
-        r
+impl<'a> Hooks<'a> for Selector<'a> {
+    type Inst = VInst;
+
+    fn function(&self) -> &'a Function {
+        self.f
     }
 
+    fn code(&mut self) -> &mut VCode<VInst> {
+        &mut self.code
+    }
+
+    fn vreg(&mut self, v: Value) -> VReg {
+        self.vregs.get(&mut self.code, v)
+    }
+
+    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
+    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
+        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
+        if plain && !self.packs.contains(op.value) && is_computed(self.f, op.value) {
+            return self.vreg(op.value);
+        }
+        let n = self.f.ty(op.value).lanes;
+        let t = self.code.vreg();
+        self.unary_into(op, VDst::Temp(t, lanes_mask(0, n)), 0, n);
+        t
+    }
+
+    fn start_block(&mut self) {
+        self.places.clear();
+        self.chains.clear();
+        self.modified.clear();
+        self.packs.clear();
+    }
+
+    fn block(&mut self, b: BlockId) {
+        let f = self.f;
+        self.span = f.blocks[b].span;
+        self.plan(b);
+        for &i in &f.blocks[b].insts {
+            self.inst(i);
+        }
+        self.span = f.blocks[b].span;
+    }
+
+    /// Sets up the test of a conditional branch ending block `b` (AGAL 2 and 3).
+    fn test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
+        self.branch_test(b, cond, then, otherwise);
+    }
+
+    fn ret(&mut self, _b: BlockId, values: &[mir::Operand]) {
+        for (k, v) in values.iter().enumerate() {
+            let Some(Some(out)) = self.iface.outputs.get(k).copied() else {
+                continue;
+            };
+            if self.outputs_at.contains_key(&v.value) {
+                continue;
+            }
+            let n = self.f.ty(v.value).lanes;
+            let dst = VDst::Reg(out.reg, out.index, out.mask);
+            self.unary_into(v, dst, 0, n);
+        }
+    }
+
+    fn discard(&mut self, b: BlockId) {
+        // `kil` of a negative number: the whole fragment is discarded.
+        let minus_one = self.literal(&[-1.0]);
+        self.emit(VInst::Kil { a: minus_one });
+        // A program that always discards still writes its outputs (#3634).
+        if self.regions.innermost(b, Some(b)).is_none() {
+            for out in self.iface.outputs.clone().into_iter().flatten() {
+                let zero = self.literal(&[0.0]);
+                self.emit(VInst::Alu {
+                    op: Opcode::Mov,
+                    dst: VDst::Reg(out.reg, out.index, out.mask),
+                    a: zero,
+                    b: None,
+                });
+            }
+        }
+    }
+}
+
+impl Selector<'_> {
     fn error(&mut self, rule: &'static str, message: impl Into<String>) {
         self.errors
             .push(Diagnostic::error(rule, message).with_span(self.span));
@@ -251,85 +282,14 @@ impl Selector<'_> {
     }
 
     // --------------------------------------------------------------------------------------
-    // Blocks and terminators.
+    // Placement.
     // --------------------------------------------------------------------------------------
-
-    fn block(&mut self, b: BlockId) {
-        let f = self.f;
-        self.span = f.blocks[b].span;
-        self.plan(b);
-        for &i in &f.blocks[b].insts {
-            self.inst(i);
-        }
-        self.span = f.blocks[b].span;
-        match &f.blocks[b].term {
-            Terminator::Jump(e) => {
-                let regs = e.args.iter().map(|a| self.in_vreg(a)).collect();
-                self.code.end_branch(vec![regs]);
-            }
-            Terminator::Branch {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.test(b, cond, then.target, otherwise.target);
-                let mut args = Vec::new();
-                for e in [then, otherwise] {
-                    let split = self.code.block_of(Origin::Edge(b, e.target)).is_some();
-                    args.push(if split {
-                        Vec::new()
-                    } else {
-                        e.args.iter().map(|a| self.in_vreg(a)).collect()
-                    });
-                }
-                self.code.end_branch(args);
-            }
-            Terminator::Return(values) => {
-                for (k, v) in values.iter().enumerate() {
-                    let Some(Some(out)) = self.iface.outputs.get(k).copied() else {
-                        continue;
-                    };
-                    if self.outputs_at.contains_key(&v.value) {
-                        continue;
-                    }
-                    let n = f.ty(v.value).lanes;
-                    let dst = VDst::Reg(out.reg, out.index, out.mask);
-                    self.unary_into(v, dst, 0, n);
-                }
-                self.code.end_return();
-            }
-            Terminator::Discard => {
-                // `kil` of a negative number: the whole fragment is discarded.
-                let minus_one = self.literal(&[-1.0]);
-                self.emit(VInst::Kil { a: minus_one });
-                // A program that always discards still writes its outputs (#3634).
-                if self.regions.innermost(b, Some(b)).is_none() {
-                    for out in self.iface.outputs.clone().into_iter().flatten() {
-                        let zero = self.literal(&[0.0]);
-                        self.emit(VInst::Alu {
-                            op: Opcode::Mov,
-                            dst: VDst::Reg(out.reg, out.index, out.mask),
-                            a: zero,
-                            b: None,
-                        });
-                    }
-                }
-                self.code.end_return();
-            }
-            Terminator::Unreachable => self.code.end_return(),
-        }
-    }
 
     /// Decides which values of block `b` go straight into their final place, and packs the
     /// rest when lane packing is on.
     fn plan(&mut self, b: BlockId) {
         let f = self.f;
-        let here: HashMap<Value, usize> = f.blocks[b]
-            .insts
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &i)| f.insts[i].result().map(|r| (r, k)))
-            .collect();
+        let here = positions(f, b);
         let outputs_here: Vec<(Value, Place)> = self
             .outputs_at
             .iter()
@@ -347,65 +307,60 @@ impl Selector<'_> {
                 continue;
             }
             let matrix_lanes = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
-            let mut placed = 0;
-            let mut first_piece = usize::MAX;
-            let mut lane = matrix_lanes;
-            while lane < inst.args.len() {
-                let a = inst.args[lane];
-                let k = f.ty(a.value).lanes as usize;
-                let in_order = lane + k <= inst.args.len()
-                    && (0..k).all(|j| {
-                        let x = inst.args[lane + j];
-                        x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == j as u8
-                    });
-                let fits = in_order
-                    && here.get(&a.value).is_some_and(|&p| p < pos)
-                    && self.uses.get(&a.value) == Some(&k)
-                    && !self.fused.contains(&a.value)
-                    && !self.places.contains_key(&a.value)
-                    && f.def_inst(a.value)
-                        .is_some_and(|d| placeable_at(d.op, lane as u8, k as u8));
-                if fits {
-                    self.places.insert(
-                        a.value,
-                        Place::Lane {
-                            chain: c,
-                            lane: lane as u8,
-                            count: k as u8,
-                        },
-                    );
-                    placed += 1;
-                    first_piece = first_piece.min(here[&a.value]);
-                    lane += k;
-                } else {
-                    lane += 1;
-                }
+            let construct = Construct {
+                args: &inst.args,
+                pos,
+                from: matrix_lanes,
+            };
+            let placed = construct_lanes(
+                f,
+                construct,
+                &here,
+                &self.uses,
+                |v| self.fused.contains(&v) || self.places.contains_key(&v),
+                |_, d, lane, count| placeable_at(d.op, lane, count),
+            );
+            let first_piece = placed
+                .iter()
+                .map(|(v, ..)| here[v])
+                .min()
+                .unwrap_or(usize::MAX);
+            for &(v, lane, count) in &placed {
+                self.places.insert(
+                    v,
+                    Place::Lane {
+                        chain: c,
+                        lane,
+                        count,
+                    },
+                );
             }
             // A vector whose lanes the construct keeps where they are starts the chain.
             let base = self.base_of(c, &inst.args, matrix_lanes, first_piece, &here);
             let rest = self.groups(c, &inst.args, base).len();
-            let pieces = placed + usize::from(matrix_lanes > 0) + rest;
+            let pieces = placed.len() + usize::from(matrix_lanes > 0) + rest;
             let prev = base.map(|v| self.vreg(v));
             if pieces == 0 {
                 if let Some(p) = prev {
-                    self.vregs.insert(c, p);
+                    self.vregs.set(c, p);
                 }
             }
-            self.chains.insert(
+            self.chains.start(
                 c,
                 Chain {
                     prev,
                     left: pieces,
-                    base,
+                    extra: base,
                 },
             );
         }
         if self.pack_lanes {
             let mut exclude: HashSet<Value> = self.places.keys().copied().collect();
-            exclude.extend(self.chains.values().filter_map(|c| c.base));
+            exclude.extend(self.chains.iter().filter_map(|c| c.extra));
             exclude.extend(self.fused.iter().copied());
             exclude.extend(self.outputs_at.keys().copied());
-            self.packed = lanes::plan(f, b, &exclude);
+            self.packs
+                .plan(f, b, &exclude, |op, _| writes_any_lanes(op));
         }
     }
 
@@ -458,20 +413,9 @@ impl Selector<'_> {
     /// Values that the end of the program alone reads and one instruction computes, in a
     /// block that runs once: computed straight into their output.
     fn output_places(&self) -> HashMap<Value, Place> {
-        let f = self.f;
         let mut out = HashMap::default();
-        let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
-            Terminator::Return(values) => Some(values.clone()),
-            _ => None,
-        }) else {
-            return out;
-        };
-        for (k, v) in values.iter().enumerate() {
+        for (k, v, def) in returned_once(self.f, &self.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
-                continue;
-            };
-            let n = f.ty(v.value).lanes;
-            let Some(def) = f.def_inst(v.value) else {
                 continue;
             };
             let single = match def.op {
@@ -483,20 +427,7 @@ impl Selector<'_> {
                 Op::Dph => true,
                 op => writes_any_lanes(op),
             };
-            let plain = !v.neg
-                && !v.abs
-                && v.swizzle.is_identity(n)
-                && self.uses.get(&v.value) == Some(&1)
-                && !self.fused.contains(&v.value);
-            let once = match f.values[v.value].def {
-                ValueDef::Inst(i, _) => f
-                    .layout
-                    .iter()
-                    .find(|&&b| f.blocks[b].insts.contains(&i))
-                    .is_some_and(|&b| self.regions.innermost(b, Some(b)).is_none()),
-                ValueDef::Param(..) => false,
-            };
-            if single && plain && once {
+            if single && !self.fused.contains(&v.value) {
                 out.insert(v.value, Place::Output(slot));
             }
         }
@@ -504,7 +435,7 @@ impl Selector<'_> {
     }
 
     /// Sets up the test of a conditional branch ending block `b` (AGAL 2 and 3).
-    fn test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
+    fn branch_test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
         let def = self.f.def_inst(cond.value).cloned();
         let Some(d) = def.filter(|d| matches!(d.op, Op::Cmp(_))) else {
             return self.internal("a branch on a value that is not a comparison");
@@ -653,10 +584,8 @@ impl Selector<'_> {
 
     /// Where value `v` is read from, and the register lane of its lane 0.
     fn location(&mut self, v: Value) -> (VSrc, u8) {
-        if let Some(p) = self.packed.get(&v).copied() {
-            if let Some(&r) = self.pack_versions.get(&p.pack) {
-                return (VSrc::Temp(r), p.offset);
-            }
+        if let Some((r, offset)) = self.packs.read(v) {
+            return (VSrc::Temp(r), offset);
         }
         let ValueDef::Inst(i, _) = self.f.values[v].def else {
             return (VSrc::Temp(self.vreg(v)), 0);
@@ -785,18 +714,6 @@ impl Selector<'_> {
         }
     }
 
-    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
-    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
-        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
-        if plain && !self.packed.contains_key(&op.value) && is_computed(self.f, op.value) {
-            return self.vreg(op.value);
-        }
-        let n = self.f.ty(op.value).lanes;
-        let t = self.code.vreg();
-        self.unary_into(op, VDst::Temp(t, lanes_mask(0, n)), 0, n);
-        t
-    }
-
     /// `dst = op` (a move, or `neg`/`abs` for a modified operand), `op`'s `count` lanes read
     /// from position `lane` on.
     fn unary_into(&mut self, op: &mir::Operand, dst: VDst, lane: u8, count: u8) {
@@ -828,8 +745,8 @@ impl Selector<'_> {
         if let Some(p) = self.outputs_at.get(&r) {
             return Target::Place(*p);
         }
-        match self.packed.get(&r) {
-            Some(p) => Target::Pack(*p),
+        match self.packs.get(r) {
+            Some(p) => Target::Pack(p.offset),
             None => Target::Own,
         }
     }
@@ -839,7 +756,7 @@ impl Selector<'_> {
         let n = self.f.ty(r).lanes;
         match self.target(r) {
             Target::Place(Place::Lane { lane, count, .. }) => (lane, count),
-            Target::Pack(p) => (p.offset, n),
+            Target::Pack(offset) => (offset, n),
             _ => (0, n),
         }
     }
@@ -853,18 +770,11 @@ impl Selector<'_> {
             Target::Place(Place::Lane { chain, lane, count }) => {
                 self.piece(chain, fixed_mask.unwrap_or(lanes_mask(lane, count)))
             }
-            Target::Pack(p) => {
-                let new = self.code.vreg();
-                let mask = fixed_mask.unwrap_or(lanes_mask(p.offset, n));
-                let prev = if p.fresh {
-                    None
-                } else {
-                    self.pack_versions.get(&p.pack).copied()
-                };
-                self.pack_versions.insert(p.pack, new);
-                match prev {
-                    Some(prev) => VDst::Tied { prev, new, mask },
-                    None => VDst::Temp(new, mask),
+            Target::Pack(offset) => {
+                let mask = fixed_mask.unwrap_or(lanes_mask(offset, n));
+                match self.packs.write(r, &mut self.code) {
+                    Some((piece, _)) => dst(piece, mask),
+                    None => VDst::Temp(self.code.vreg(), mask),
                 }
             }
         }
@@ -872,23 +782,13 @@ impl Selector<'_> {
 
     /// The next piece of the vector `c`, writing `mask`.
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
-        let Some(mut st) = self.chains.get(&c).copied() else {
-            self.internal("a piece of a vector that is not being built");
-            return VDst::Temp(self.code.vreg(), mask);
-        };
-        st.left = st.left.saturating_sub(1);
-        let new = if st.left == 0 {
-            self.vreg(c)
-        } else {
-            self.code.vreg()
-        };
-        let d = match st.prev {
-            None => VDst::Temp(new, mask),
-            Some(p) => VDst::Tied { prev: p, new, mask },
-        };
-        st.prev = Some(new);
-        self.chains.insert(c, st);
-        d
+        match self.chains.next(c, &mut self.code, &mut self.vregs) {
+            Some(piece) => dst(piece, mask),
+            None => {
+                self.internal("a piece of a vector that is not being built");
+                VDst::Temp(self.code.vreg(), mask)
+            }
+        }
     }
 
     // --------------------------------------------------------------------------------------
@@ -1355,7 +1255,7 @@ impl Selector<'_> {
     /// A vector from lanes: the matrix instruction's lanes, the lanes computed in place and
     /// those kept from its base are there already; one instruction per group of the others.
     fn construct(&mut self, r: Value, args: &[mir::Operand]) {
-        let base = self.chains.get(&r).and_then(|c| c.base);
+        let base = self.chains.get(r).and_then(|c| c.extra);
         if let Some(plan) = self.matrices.get(&r).cloned() {
             let width = if plan.op == Opcode::M33 { 3 } else { 4 };
             let a = self.src(&plan.vector, fixed(width));
@@ -1513,15 +1413,11 @@ impl Selector<'_> {
     }
 }
 
-/// Whether a value is computed into a register of its own (not an input, a uniform or a
-/// literal read where it lives).
-fn is_computed(f: &Function, v: Value) -> bool {
-    match f.values[v].def {
-        ValueDef::Param(..) => true,
-        ValueDef::Inst(i, _) => !matches!(
-            f.insts[i].op,
-            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
-        ),
+/// The destination a piece of a vector (or of a pack) writes.
+fn dst(piece: Piece, mask: Mask) -> VDst {
+    match piece {
+        Piece::Fresh(new) => VDst::Temp(new, mask),
+        Piece::Tied { prev, new } => VDst::Tied { prev, new, mask },
     }
 }
 

@@ -15,8 +15,8 @@
 
 use mir::hash::HashMap;
 
+use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::func::{BlockId, Function, Structure, Terminator};
-use mir::vcode::{Allocated, Item, Origin, VCode};
 use mir::{Diagnostic, Span};
 
 use super::select::Test;

@@ -1,9 +1,13 @@
 //! The PICA200 code generator: a MIR vertex module to a `.shbin`.
 //!
+//! This is the PICA200's hooks on the machine layer (the `machine` crate: selection driver,
+//! value placement, literal pool, lane packing, allocation retries, reflection):
+//!
 //! ```text
-//! mir::Module ──► passes (Options::pica) ──► outputs/inputs/pool ──► select ──► VCode
-//!     VCode ──► regalloc2 (r0–r15) ──► emit (IFC/IFU/LOOP, padding) ──► Vec<Inst>
-//!     Vec<Inst> + tables ──► encode (descriptors) ──► ShaderBinary ──► shbin::write
+//! mir::Module ──► prepare (the PICA200's passes) ──► outputs/inputs ──► select (hooks on
+//!     machine::select, pool) ──► VCode ──► machine::retry (regalloc2, r0–r15; lane packing,
+//!     then rematerialisation when the values do not fit) ──► emit (IFC/IFU/LOOP, padding)
+//!     ──► Vec<Inst> + tables ──► encode (descriptors) ──► ShaderBinary ──► shbin::write
 //! ```
 //!
 //! Every limit is an error naming it: 512 words, 128 operand descriptors, 16 temporaries
@@ -19,7 +23,9 @@ pub mod vinst;
 
 use mir::hash::HashMap;
 
-use mir::vcode::AllocError;
+use machine::retry::{self, Policy};
+
+pub use machine::retry::Packing;
 use mir::{Diagnostic, Diagnostics, Module};
 
 use crate::encode::encode_program;
@@ -30,10 +36,22 @@ use crate::limits;
 use crate::shbin::{self, Constant, Semantic, ShaderBinary, UniformFile};
 
 /// What a user can choose.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Output semantics by location, replacing the defaults.
     pub semantics: Vec<(u32, Semantic)>,
+    /// When small values share registers (by default when the program needs more
+    /// temporaries than the PICA200's sixteen).
+    pub packing: Packing,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            semantics: Vec::new(),
+            packing: Packing::WhenNeeded,
+        }
+    }
 }
 
 /// A compiled program.
@@ -47,13 +65,15 @@ pub struct Compiled {
     pub code: Vec<Inst>,
     /// Temporaries used.
     pub temporaries: usize,
+    /// Whether lane packing was needed to fit the sixteen temporaries.
+    pub packed_lanes: bool,
     /// The literal pool: registers and values, c95 first.
     pub constants: Vec<(u8, [f32; 4])>,
     /// For each output of the module (in its order), the register and components written
     /// (`None` for an output the PICA200 ignores, such as `gl_PointSize`).
     pub outputs: Vec<Option<(u8, crate::operand::Mask)>>,
     /// Where everything is, for the application (docs/conventions.md's JSON).
-    pub reflection: mir::reflect::Reflection,
+    pub reflection: machine::reflect::Reflection,
     /// What the program leaves out of the shader, which compiled anyway (components of an
     /// output that no semantic carries).
     pub warnings: Vec<Diagnostic>,
@@ -97,44 +117,38 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     }
     let slots = &assigned.slots;
 
-    // When the values do not fit the temporaries, recompute the cheap ones at their
-    // readers (rematerialisation) and try once more.
-    let mut pool = pool::Pool::default();
-    let mut selected = select::select(&m, &inputs, slots, &mut pool).map_err(diagnostics)?;
-    // Every selected instruction is one word: past the limit already, no allocation (the
-    // slowest step on a program that large) can help.
-    let words = (0..selected.code.len())
-        .filter(|&i| selected.code.inst(i).is_some())
-        .count();
-    if words > limits::MAX_VERTEX_CODE_WORDS {
-        return Err(diagnostics(vec![Diagnostic::error(
-            "pica.limit",
-            format!(
-                "the program is at least {words} instructions long (before register moves \
-                 and control flow); the PICA200 runs at most {}",
-                limits::MAX_VERTEX_CODE_WORDS
-            ),
-        )]));
-    }
-    let mut allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
-    if matches!(allocated, Err(AllocError::TooManyLive { .. }))
-        && mir::passes::remat::run(&mut m.function)
-    {
-        mir::passes::run_pass(&mut m, "dce", mir::passes::dce::run)
-            .and_then(|_| mir::passes::run_pass(&mut m, "order", mir::passes::order::run))
-            .map_err(|e| {
-                diagnostics(vec![Diagnostic::error(
-                    "pica.internal",
-                    format!("internal error (this is a bug): {e}"),
-                )])
-            })?;
-        pool = pool::Pool::default();
-        selected = select::select(&m, &inputs, slots, &mut pool).map_err(diagnostics)?;
-        allocated = selected.code.allocate(usize::from(limits::TEMP_REGISTERS));
-    }
-    let alloc = match allocated {
-        Ok(a) => a,
-        Err(AllocError::TooManyLive { needed, at }) => {
+    // When the values do not fit the temporaries: lane packing, then the cheap values
+    // recomputed at their readers (see `machine::retry`).
+    let policy = Policy {
+        registers: usize::from(limits::TEMP_REGISTERS),
+        smaller_first: Vec::new(),
+        packing: options.packing,
+        rematerialise: true,
+    };
+    let fitted = retry::allocate(&mut m, &policy, |m, pack| {
+        let mut pool = pool::Pool::default();
+        let selected = select::select(m, &inputs, slots, &mut pool, pack).map_err(diagnostics)?;
+        // Every selected instruction is one word: past the limit already, no allocation (the
+        // slowest step on a program that large) can help.
+        let words = (0..selected.code.len())
+            .filter(|&i| selected.code.inst(i).is_some())
+            .count();
+        if words > limits::MAX_VERTEX_CODE_WORDS {
+            return Err(diagnostics(vec![Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "the program is at least {words} instructions long (before register \
+                     moves and control flow); the PICA200 runs at most {}",
+                    limits::MAX_VERTEX_CODE_WORDS
+                ),
+            )]));
+        }
+        Ok((selected.code, (selected.branches, pool)))
+    });
+    let (code, branches, pool, alloc, packed_lanes) = match fitted {
+        Ok(f) => (f.code, f.selected.0, f.selected.1, f.alloc, f.packed),
+        Err(retry::Failure::Select(d)) => return Err(d),
+        Err(retry::Failure::TooManyLive { needed, span }) => {
             let d = Diagnostic::error(
                 "pica.limit",
                 format!(
@@ -142,18 +156,17 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                     limits::TEMP_REGISTERS
                 ),
             )
-            .with_span(selected.code.span(at));
+            .with_span(span);
             return Err(diagnostics(vec![d]));
         }
-        Err(AllocError::Internal(e)) => {
+        Err(retry::Failure::Internal(e)) => {
             return Err(diagnostics(vec![Diagnostic::error(
                 "pica.internal",
-                format!("internal error in register allocation (this is a bug): {e}"),
+                format!("internal error (this is a bug): {e}"),
             )]));
         }
     };
-    let emitted =
-        emit::emit(&m.function, &selected.code, &alloc, &selected.branches).map_err(diagnostics)?;
+    let emitted = emit::emit(&m.function, &code, &alloc, &branches).map_err(diagnostics)?;
 
     // The literal pool and the uniforms share c0–c95.
     let top_uniform = m.first_free_float_register();
@@ -276,6 +289,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         binary,
         code: emitted.code,
         temporaries: emitted.temporaries,
+        packed_lanes,
         outputs: slots
             .iter()
             .map(|s| s.as_ref().map(|s| (s.reg, s.mask)))
@@ -293,46 +307,21 @@ fn reflect(
     binary: &ShaderBinary,
     owners: &[usize],
     temporaries: usize,
-) -> mir::reflect::Reflection {
-    use mir::reflect::*;
+) -> machine::reflect::Reflection {
+    use machine::reflect::*;
     let dvle = binary.dvles.first();
-    let inputs = m
-        .inputs
-        .iter()
-        .map(|(_, i)| InputInfo {
-            name: i.name.clone(),
-            location: i.location,
-            register: format!("v{}", i.location),
-        })
-        .collect();
     let outputs = dvle
         .map(|d| d.outputs.as_slice())
         .unwrap_or(&[])
         .iter()
         .zip(owners)
         .map(|(entry, &i)| {
-            let o = &m.outputs[i];
-            OutputInfo {
-                name: o.name.clone(),
-                location: o.location,
-                builtin: o.builtin.map(|b| format!("{b:?}")),
-                register: format!("o{}", entry.reg),
-                semantic: Some(entry.semantic.name().to_string()),
-                mask: mask_letters(entry.mask.bits()),
-            }
-        })
-        .collect();
-    let uniforms = m
-        .uniforms
-        .iter()
-        .map(|u| UniformInfo {
-            name: u.name.clone(),
-            block: u.block.clone(),
-            type_name: u.type_name.clone(),
-            layout: u.layout.map(|l| l.name().to_string()),
-            register: format!("{}{}", if u.is_bool { 'b' } else { 'c' }, u.register),
-            component: u.component,
-            count: u.count,
+            OutputInfo::of(
+                &m.outputs[i],
+                format!("o{}", entry.reg),
+                Some(entry.semantic.name().to_string()),
+                entry.mask.bits(),
+            )
         })
         .collect();
     // Float registers hold float24: listed as the f32 equal to it. Integer registers (the
@@ -356,14 +345,11 @@ fn reflect(
         })
         .collect();
     Reflection {
-        target: "pica".into(),
-        agal_version: None,
-        stage: m.stage.name().into(),
-        entry_point: m.entry_point.clone(),
-        inputs,
+        inputs: inputs(m, |_, i| format!("v{}", i.location)),
         outputs,
-        uniforms,
-        samplers: Vec::new(),
+        uniforms: uniforms(m, |u| {
+            format!("{}{}", if u.is_bool { 'b' } else { 'c' }, u.register)
+        }),
         stats: Stats {
             instructions: binary.code.len(),
             temporaries,
@@ -371,5 +357,6 @@ fn reflect(
             operand_descriptors: Some(binary.descriptors.len()),
         },
         constants,
+        ..Reflection::of(m, "pica", None)
     }
 }

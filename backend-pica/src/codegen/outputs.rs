@@ -2,9 +2,9 @@
 //! location order, each with the semantic its location has by default (docs/conventions.md) or the
 //! one `--semantic L=NAME` gives it.
 
+use machine::reflect::mask_letters;
 use mir::Diagnostic;
 use mir::module::{BuiltIn, Output};
-use mir::reflect::mask_letters;
 
 use super::select::OutputSlot;
 use crate::limits;

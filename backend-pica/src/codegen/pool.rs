@@ -1,15 +1,21 @@
-//! The literal pool: every constant the program reads, packed four to a register and shared
-//! (a value already in some register's lane is read from there, negated values through the
-//! source negate bit), in the float registers from c95 down. The DVLE constant table holds
+//! The literal pool (the machine layer's [`LiteralPool`]): every constant the program reads,
+//! packed four to a register and shared (negated values through the source negate bit), in
+//! the float registers from c95 down. The DVLE constant table holds
 //! them, so libctru uploads them when the program is bound.
+
+use machine::pool::LiteralPool;
 
 use crate::operand::{Component, Swizzle};
 
-/// The pool.
-#[derive(Clone, Debug, Default)]
-pub struct Pool {
-    /// Register c95 first, then c94, ...; each lane holds a value (by bits) or is free.
-    regs: Vec<[Option<u32>; 4]>,
+/// The pool: the machine layer's, numbered from c95 down, read through PICA swizzles.
+#[derive(Clone, Debug)]
+pub struct Pool(LiteralPool);
+
+impl Default for Pool {
+    fn default() -> Pool {
+        // PICA sources negate: a pooled `x` also serves `-x`.
+        Pool(LiteralPool::new(true))
+    }
 }
 
 /// Where a constant operand reads from.
@@ -33,105 +39,46 @@ fn register(i: usize) -> u8 {
 }
 
 impl Pool {
-    /// Places `values` (1 to 4 lanes) and says how to read them.
+    /// Places `values` (1 to 4 lanes; the operand's later lanes repeat the last) and says
+    /// how to read them.
     pub fn place(&mut self, values: &[f32]) -> Placed {
-        let bits: Vec<u32> = values.iter().map(|v| v.to_bits()).collect();
-        let negated: Vec<u32> = values.iter().map(|v| (-v).to_bits()).collect();
-        // Already all in one register (as they are, or all negated)?
-        for (i, reg) in self.regs.iter().enumerate() {
-            for (want, neg) in [(&bits, false), (&negated, true)] {
-                if let Some(sw) = find_all(reg, want) {
-                    return Placed {
-                        reg: register(i),
-                        swizzle: sw,
-                        neg,
-                    };
-                }
-            }
+        let want = std::array::from_fn(|p| values.get(p.min(values.len().max(1) - 1)).copied());
+        let slot = self.0.place(want);
+        let mut lanes = [Component::X; 4];
+        for (l, s) in lanes.iter_mut().zip(slot.lanes) {
+            *l = Component::from_index(usize::from(s.unwrap_or(0)));
         }
-        // A register with room for what it lacks.
-        for i in 0..self.regs.len() {
-            let missing: Vec<u32> = distinct(&bits)
-                .into_iter()
-                .filter(|b| !self.regs[i].contains(&Some(*b)))
-                .collect();
-            let free = self.regs[i].iter().filter(|l| l.is_none()).count();
-            if missing.len() <= free {
-                for b in missing {
-                    let slot = self.regs[i].iter().position(Option::is_none).unwrap_or(0);
-                    self.regs[i][slot] = Some(b);
-                }
-                let sw = find_all(&self.regs[i], &bits).unwrap_or(Swizzle::IDENTITY);
-                return Placed {
-                    reg: register(i),
-                    swizzle: sw,
-                    neg: false,
-                };
-            }
-        }
-        // A new register, values in order (a vector constant reads as `.xyzw`).
-        let mut reg = [None; 4];
-        let mut lane = 0;
-        for b in &bits {
-            if !reg[..lane].contains(&Some(*b)) {
-                reg[lane] = Some(*b);
-                lane += 1;
-            }
-        }
-        self.regs.push(reg);
-        let i = self.regs.len() - 1;
         Placed {
-            reg: register(i),
-            swizzle: find_all(&self.regs[i], &bits).unwrap_or(Swizzle::IDENTITY),
-            neg: false,
+            reg: register(slot.index),
+            swizzle: Swizzle::new(lanes),
+            neg: slot.neg,
         }
     }
 
     /// How many registers it uses.
     pub fn len(&self) -> usize {
-        self.regs.len()
+        self.0.len()
     }
 
     /// Whether it is empty.
     pub fn is_empty(&self) -> bool {
-        self.regs.is_empty()
+        self.0.is_empty()
     }
 
     /// The lowest register it uses, if any.
     pub fn lowest(&self) -> Option<u8> {
-        (!self.regs.is_empty()).then(|| register(self.regs.len() - 1))
+        (!self.0.is_empty()).then(|| register(self.0.len() - 1))
     }
 
     /// Each register with its four values (free lanes are 0), c95 first.
     pub fn registers(&self) -> Vec<(u8, [f32; 4])> {
-        self.regs
-            .iter()
+        self.0
+            .values()
+            .into_iter()
             .enumerate()
-            .map(|(i, r)| (register(i), r.map(|l| f32::from_bits(l.unwrap_or(0)))))
+            .map(|(i, v)| (register(i), v))
             .collect()
     }
-}
-
-fn distinct(bits: &[u32]) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for &b in bits {
-        if !out.contains(&b) {
-            out.push(b);
-        }
-    }
-    out
-}
-
-/// The swizzle reading `want[i]` into lane i (later lanes repeat the last), if the register
-/// holds every value.
-fn find_all(reg: &[Option<u32>; 4], want: &[u32]) -> Option<Swizzle> {
-    let mut lanes = [Component::X; 4];
-    for (i, slot) in lanes.iter_mut().enumerate() {
-        let b = want[i.min(want.len() - 1)];
-        let l = reg.iter().position(|&x| x == Some(b))?;
-        *slot = Component::from_index(l);
-    }
-    Some(Swizzle::new(lanes))
 }
 
 #[cfg(test)]

@@ -16,11 +16,15 @@
 //! What a branch tests is set up at the end of its block (CMP, or nothing for a bool
 //! uniform) and recorded in [`Selected::branches`] for the emitter.
 
-use mir::hash::HashMap;
+use mir::hash::{HashMap, HashSet};
 
-use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
+use machine::select::{
+    self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
+    positions, returned_once,
+};
+use machine::vcode::VCode;
+use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
-use mir::vcode::{Origin, VCode};
 use mir::{Diagnostic, Module};
 use regalloc2::VReg;
 
@@ -61,15 +65,17 @@ pub fn select(
     inputs: &HashMap<u32, u8>,
     outputs: &[Option<OutputSlot>],
     pool: &mut Pool,
+    pack_lanes: bool,
 ) -> Result<Selected, Vec<Diagnostic>> {
     let f = &module.function;
     let mut s = Selector {
         m: module,
         f,
         code: VCode::new(f),
-        vregs: HashMap::default(),
+        vregs: Values::default(),
         pool,
         inputs,
+        outputs,
         errors: Vec::new(),
         a0: [None; 2],
         a0_next: 0,
@@ -82,39 +88,12 @@ pub fn select(
         outputs_at: HashMap::default(),
         mad_descriptors: Vec::new(),
         places: HashMap::default(),
-        chains: HashMap::default(),
+        chains: Chains::default(),
+        packs: Packs::default(),
+        pack_lanes,
     };
-    s.outputs_at = output_places(f, outputs, &s.uses);
-    // Block parameters first: a branch passes arguments to blocks not yet selected.
-    for &b in &f.layout {
-        let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| s.vreg(p)).collect();
-        if let Some(vb) = s.code.block_of(Origin::Block(b)) {
-            s.code.set_params(vb, params);
-        }
-    }
-    let origins: Vec<Origin> = s.code.origins().collect();
-    for origin in origins {
-        let vb = s.code.block_of(origin).expect("laid out");
-        s.code.start(vb);
-        s.a0 = [None; 2];
-        s.abs.clear();
-        s.places.clear();
-        s.chains.clear();
-        match origin {
-            Origin::Block(b) => s.block(b, outputs),
-            Origin::Edge(from, to) => {
-                let args = f.blocks[from]
-                    .term
-                    .edges()
-                    .into_iter()
-                    .find(|e| e.target == to)
-                    .map(|e| e.args.clone())
-                    .unwrap_or_default();
-                let regs = args.iter().map(|a| s.in_vreg(a)).collect();
-                s.code.end_branch(vec![regs]);
-            }
-        }
-    }
+    s.outputs_at = s.output_places();
+    driver::drive(&mut s);
     if s.errors.is_empty() {
         Ok(Selected {
             code: s.code,
@@ -129,9 +108,11 @@ struct Selector<'a> {
     m: &'a Module,
     f: &'a Function,
     code: VCode<VInst>,
-    vregs: HashMap<Value, VReg>,
+    vregs: Values,
     pool: &'a mut Pool,
     inputs: &'a HashMap<u32, u8>,
+    /// Where each output of the module goes.
+    outputs: &'a [Option<OutputSlot>],
     errors: Vec<Diagnostic>,
     /// The index value each address register holds in the current block.
     a0: [Option<mir::Operand>; 2],
@@ -154,8 +135,12 @@ struct Selector<'a> {
     outputs_at: HashMap<Value, Place>,
     /// Values of the current block computed straight into their final place.
     places: HashMap<Value, Place>,
-    /// Vectors being written piece by piece in the current block.
-    chains: HashMap<Value, Chain>,
+    /// Vectors being written piece by piece in the current block, each with the output
+    /// register it is written to instead, if any.
+    chains: Chains<Option<u8>>,
+    /// The packed values of the current block (when lane packing is on).
+    packs: Packs,
+    pack_lanes: bool,
 }
 
 /// Where a value is computed, when not into a register of its own.
@@ -168,18 +153,6 @@ enum Place {
     Output { reg: u8, mask: Mask },
 }
 
-/// A vector written piece by piece: each piece's destination is tied to the previous one,
-/// so allocation keeps them in one register; the last piece defines the value itself.
-#[derive(Clone, Copy, Debug)]
-struct Chain {
-    /// The previous piece's virtual register.
-    prev: Option<VReg>,
-    /// Pieces still to come.
-    left: usize,
-    /// Written into this output register instead.
-    output: Option<u8>,
-}
-
 /// The PICA swizzle of a MIR one.
 fn swizzle(s: mir::Swizzle) -> Swizzle {
     Swizzle::new(s.0.map(|l| Component::from_index(l as usize)))
@@ -190,66 +163,112 @@ fn first(n: u8) -> Mask {
     Mask::new((1u8 << n) - 1).unwrap_or(Mask::XYZW)
 }
 
-impl Selector<'_> {
+impl<'a> Hooks<'a> for Selector<'a> {
+    type Inst = VInst;
+
+    fn function(&self) -> &'a Function {
+        self.f
+    }
+
+    fn code(&mut self) -> &mut VCode<VInst> {
+        &mut self.code
+    }
+
     fn vreg(&mut self, v: Value) -> VReg {
-        if let Some(&r) = self.vregs.get(&v) {
-            return r;
+        self.vregs.get(&mut self.code, v)
+    }
+
+    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
+    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
+        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
+        if plain && matches!(self.f.values[op.value].def, ValueDef::Param(..)) {
+            return self.vreg(op.value);
         }
-        let r = self.code.vreg();
-        self.vregs.insert(v, r);
-        r
+        if plain && !self.packs.contains(op.value) {
+            if let ValueDef::Inst(i, _) = self.f.values[op.value].def {
+                if !matches!(
+                    self.f.insts[i].op,
+                    Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_)
+                ) {
+                    return self.vreg(op.value);
+                }
+            }
+        }
+        let src = self.src(op);
+        let t = self.code.vreg();
+        self.emit(VInst::Unary {
+            op: UnaryOp::Mov,
+            dst: VDst::Temp(t, Mask::XYZW),
+            src,
+        });
+        t
     }
 
-    fn error(&mut self, span: mir::Span, message: impl Into<String>) {
-        self.errors
-            .push(Diagnostic::error("pica.unsupported", message).with_span(span));
+    fn start_block(&mut self) {
+        self.a0 = [None; 2];
+        self.abs.clear();
+        self.places.clear();
+        self.chains.clear();
+        self.packs.clear();
     }
 
-    fn block(&mut self, b: BlockId, outputs: &[Option<OutputSlot>]) {
+    fn block(&mut self, b: BlockId) {
         let f = self.f;
         self.plan(b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
-        match &f.blocks[b].term {
-            Terminator::Jump(e) => {
-                let regs = e.args.iter().map(|a| self.in_vreg(a)).collect();
-                self.code.end_branch(vec![regs]);
+    }
+
+    fn test(&mut self, b: BlockId, cond: &mir::Operand, _then: BlockId, _otherwise: BlockId) {
+        self.branch_test(b, cond);
+    }
+
+    fn ret(&mut self, _b: BlockId, values: &[mir::Operand]) {
+        for (slot, v) in self.outputs.iter().zip(values) {
+            let Some(slot) = slot else { continue };
+            if self.outputs_at.contains_key(&v.value) {
+                continue;
             }
-            Terminator::Branch {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.test(b, cond);
-                let mut args = Vec::new();
-                for e in [then, otherwise] {
-                    let split = self.code.block_of(Origin::Edge(b, e.target)).is_some();
-                    args.push(if split {
-                        Vec::new()
-                    } else {
-                        e.args.iter().map(|a| self.in_vreg(a)).collect()
-                    });
-                }
-                self.code.end_branch(args);
-            }
-            Terminator::Return(values) => {
-                for (slot, v) in outputs.iter().zip(values) {
-                    let Some(slot) = slot else { continue };
-                    if self.outputs_at.contains_key(&v.value) {
-                        continue;
-                    }
-                    let src = self.src(v);
-                    self.emit(VInst::Unary {
-                        op: UnaryOp::Mov,
-                        dst: VDst::Output(slot.reg, slot.mask),
-                        src,
-                    });
-                }
-                self.code.end_return();
-            }
-            Terminator::Discard | Terminator::Unreachable => self.code.end_return(),
+            let src = self.src(v);
+            self.emit(VInst::Unary {
+                op: UnaryOp::Mov,
+                dst: VDst::Output(slot.reg, slot.mask),
+                src,
+            });
         }
+    }
+}
+
+impl Selector<'_> {
+    fn error(&mut self, span: mir::Span, message: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error("pica.unsupported", message).with_span(span));
+    }
+
+    /// Values the return alone reads that can be computed straight into their output
+    /// register: whole values read in order, computed in a block that runs exactly once
+    /// (outside every `if` and loop), so the output is written once on every path.
+    fn output_places(&self) -> HashMap<Value, Place> {
+        let f = self.f;
+        let regions = mir::regions::Regions::new(f);
+        let mut out = HashMap::default();
+        for (k, v, _) in returned_once(f, &self.uses, &regions) {
+            let Some(Some(slot)) = self.outputs.get(k) else {
+                continue;
+            };
+            let lanes = slot.mask.bits().count_ones() as u8;
+            if f.ty(v.value).lanes == lanes && writes(f, v.value) {
+                out.insert(
+                    v.value,
+                    Place::Output {
+                        reg: slot.reg,
+                        mask: slot.mask,
+                    },
+                );
+            }
+        }
+        out
     }
 
     /// Decides which values of block `b` go straight into their final place: a value the
@@ -257,12 +276,7 @@ impl Selector<'_> {
     /// goes into the construct's lane (the construct's other lanes are moved in after).
     fn plan(&mut self, b: BlockId) {
         let f = self.f;
-        let here: HashMap<Value, usize> = f.blocks[b]
-            .insts
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &i)| f.insts[i].result().map(|r| (r, k)))
-            .collect();
+        let here = positions(f, b);
         // Outputs whose value this block computes, when the block runs exactly once.
         let outputs_here: Vec<(Value, Place)> = self
             .outputs_at
@@ -280,76 +294,68 @@ impl Selector<'_> {
             if f.ty(c).kind != mir::Kind::Float {
                 continue;
             }
-            let mut coalesced = 0;
-            let mut lane = 0;
-            while lane < inst.args.len() {
-                let a = inst.args[lane];
-                let k = f.ty(a.value).lanes as usize;
-                // The construct reads all of `a`, in order, from this lane on, and nothing
-                // else reads it.
-                let in_order = lane + k <= inst.args.len()
-                    && (0..k).all(|j| {
-                        let x = inst.args[lane + j];
-                        x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == j as u8
-                    });
-                let fits = in_order
-                    && here.get(&a.value).is_some_and(|&p| p < pos)
-                    && self.uses.get(&a.value) == Some(&k)
-                    && writes(f, a.value)
-                    && f.def_inst(a.value)
-                        .is_some_and(|d| d.op != Op::Construct && (k == 1 || lanewise(d.op)))
-                    && !self.places.contains_key(&a.value);
-                if fits {
-                    self.places.insert(
-                        a.value,
-                        Place::Lane {
-                            chain: c,
-                            lane: lane as u8,
-                            count: k as u8,
-                        },
-                    );
-                    coalesced += 1;
-                    lane += k;
-                } else {
-                    lane += 1;
-                }
+            let construct = Construct {
+                args: &inst.args,
+                pos,
+                from: 0,
+            };
+            let placed = construct_lanes(
+                f,
+                construct,
+                &here,
+                &self.uses,
+                |v| self.places.contains_key(&v),
+                |v, d, _, count| {
+                    writes(f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
+                },
+            );
+            for &(v, lane, count) in &placed {
+                self.places.insert(
+                    v,
+                    Place::Lane {
+                        chain: c,
+                        lane,
+                        count,
+                    },
+                );
             }
             let rest = self.groups(c, &inst.args).len();
             let output = match self.places.get(&c) {
                 Some(Place::Output { reg, .. }) => Some(*reg),
                 _ => None,
             };
-            self.chains.insert(
+            self.chains.start(
                 c,
                 Chain {
                     prev: None,
-                    left: coalesced + rest,
-                    output,
+                    left: placed.len() + rest,
+                    extra: output,
                 },
             );
+        }
+        if self.pack_lanes {
+            let mut exclude: HashSet<Value> = self.places.keys().copied().collect();
+            exclude.extend(self.outputs_at.keys().copied());
+            self.packs.plan(f, b, &exclude, packable);
         }
     }
 
     /// The next piece of the vector `c`, writing `mask`.
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
-        let mut st = self.chains[&c];
-        st.left = st.left.saturating_sub(1);
-        if let Some(reg) = st.output {
-            self.chains.insert(c, st);
+        if let Some(reg) = self.chains.get(c).and_then(|st| st.extra) {
+            self.chains.count_down(c);
             return VDst::Output(reg, mask);
         }
-        let new = if st.left == 0 {
-            self.vreg(c)
-        } else {
-            self.code.vreg()
-        };
-        let d = match st.prev {
-            None => VDst::Temp(new, mask),
-            Some(p) => VDst::Tied { prev: p, new, mask },
-        };
-        st.prev = Some(new);
-        self.chains.insert(c, st);
-        d
+        match self.chains.next(c, &mut self.code, &mut self.vregs) {
+            Some(piece) => dst(piece, mask),
+            None => {
+                self.error(
+                    self.span,
+                    "internal: a piece of a vector that is not being built",
+                );
+                VDst::Temp(self.code.vreg(), mask)
+            }
+        }
     }
 
     /// Where the instruction computing `r` (`n` lanes) writes, and the lane its one-lane
@@ -366,12 +372,23 @@ impl Selector<'_> {
                 (self.piece(chain, mask), lane)
             }
             Some(Place::Output { reg, mask }) => (VDst::Output(reg, mask), 0),
-            None => (VDst::Temp(self.vreg(r), first(n)), 0),
+            None => match self.packs.write(r, &mut self.code) {
+                Some((piece, offset)) => {
+                    let mask = Mask::of(
+                        &(offset..offset + n)
+                            .map(|l| Component::from_index(l as usize))
+                            .collect::<Vec<_>>(),
+                    );
+                    self.shift_count = n;
+                    (dst(piece, mask), offset)
+                }
+                None => (VDst::Temp(self.vreg(r), first(n)), 0),
+            },
         }
     }
 
     /// Sets up the test of a conditional branch ending block `b`.
-    fn test(&mut self, b: BlockId, cond: &mir::Operand) {
+    fn branch_test(&mut self, b: BlockId, cond: &mir::Operand) {
         let def = self.f.def_inst(cond.value).cloned();
         match def.as_ref().map(|d| d.op) {
             Some(Op::Cmp(c)) => {
@@ -410,6 +427,22 @@ impl Selector<'_> {
     /// A source operand for MIR operand `op` (may emit a MOVA or an abs).
     fn src(&mut self, op: &mir::Operand) -> VOp {
         let v = op.value;
+        if let Some((pack, offset)) = self.packs.read(v) {
+            // Lane j of the value is lane offset + j of its pack.
+            let sw = Swizzle::new(
+                op.swizzle
+                    .0
+                    .map(|l| Component::from_index(usize::from((offset + l).min(3)))),
+            );
+            if op.abs {
+                return self.abs_of(v, VSrc::Temp(pack), sw, op.neg);
+            }
+            return VOp {
+                src: VSrc::Temp(pack),
+                swizzle: sw,
+                neg: op.neg,
+            };
+        }
         let sw = swizzle(op.swizzle);
         let base = match self.f.values[v].def {
             ValueDef::Param(..) => VSrc::Temp(self.vreg(v)),
@@ -527,32 +560,6 @@ impl Selector<'_> {
         self.emit(VInst::Mova { mask, src });
         self.a0[k] = Some(want);
         names[k]
-    }
-
-    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
-    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
-        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
-        if plain && matches!(self.f.values[op.value].def, ValueDef::Param(..)) {
-            return self.vreg(op.value);
-        }
-        if plain {
-            if let ValueDef::Inst(i, _) = self.f.values[op.value].def {
-                if !matches!(
-                    self.f.insts[i].op,
-                    Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_)
-                ) {
-                    return self.vreg(op.value);
-                }
-            }
-        }
-        let src = self.src(op);
-        let t = self.code.vreg();
-        self.emit(VInst::Unary {
-            op: UnaryOp::Mov,
-            dst: VDst::Temp(t, Mask::XYZW),
-            src,
-        });
-        t
     }
 
     /// Selects one MIR instruction.
@@ -1108,6 +1115,20 @@ fn writes(f: &Function, v: Value) -> bool {
         })
 }
 
+/// Whether the selector writes an operation's result of `n` lanes at any lanes of a
+/// register (a packed value, see `machine::lanes`): lane-wise operations (their sources
+/// shifted), those writing one value to every lane of the mask, and one-lane results of
+/// those that broadcast.
+fn packable(op: Op, n: u8) -> bool {
+    lanewise(op)
+        || matches!(op, Op::Dot(3 | 4) | Op::Dph)
+        || (n == 1
+            && matches!(
+                op,
+                Op::Rcp | Op::Rsq | Op::Exp2 | Op::Log2 | Op::BoolToFloat
+            ))
+}
+
 /// Whether an operation computes each lane from the same lanes of its sources (so its
 /// result can be placed at other lanes by shifting the sources' swizzles).
 fn lanewise(op: Op) -> bool {
@@ -1168,52 +1189,12 @@ fn shifted(inst: VInst, lane: u8, count: u8) -> VInst {
     }
 }
 
-/// Values the return alone reads that can be computed straight into their output register:
-/// whole values read in order, computed in a block that runs exactly once (outside every
-/// `if` and loop), so the output is written once on every path.
-fn output_places(
-    f: &Function,
-    outputs: &[Option<OutputSlot>],
-    uses: &HashMap<Value, usize>,
-) -> HashMap<Value, Place> {
-    let mut out = HashMap::default();
-    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
-        Terminator::Return(values) => Some(values.clone()),
-        _ => None,
-    }) else {
-        return out;
-    };
-    let regions = mir::regions::Regions::new(f);
-    for (slot, v) in outputs.iter().zip(&values) {
-        let Some(slot) = slot else { continue };
-        let lanes = slot.mask.bits().count_ones() as u8;
-        let plain = !v.neg
-            && !v.abs
-            && v.swizzle.is_identity(lanes)
-            && f.ty(v.value).lanes == lanes
-            && uses.get(&v.value) == Some(&1)
-            && writes(f, v.value);
-        let once = match f.values[v.value].def {
-            ValueDef::Inst(i, _) => f
-                .layout
-                .iter()
-                .find(|&&b| f.blocks[b].insts.contains(&i))
-                // A header runs once per entry to its own construct: only enclosing
-                // constructs count.
-                .is_some_and(|&b| regions.innermost(b, Some(b)).is_none()),
-            ValueDef::Param(..) => false,
-        };
-        if plain && once {
-            out.insert(
-                v.value,
-                Place::Output {
-                    reg: slot.reg,
-                    mask: slot.mask,
-                },
-            );
-        }
+/// The destination a piece of a vector writes.
+fn dst(piece: Piece, mask: Mask) -> VDst {
+    match piece {
+        Piece::Fresh(new) => VDst::Temp(new, mask),
+        Piece::Tied { prev, new } => VDst::Tied { prev, new, mask },
     }
-    out
 }
 
 /// What a MAD's operand descriptor holds: the write mask and each source's negation and

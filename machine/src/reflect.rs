@@ -1,7 +1,12 @@
 //! The reflection both back ends produce (`--reflect FILE`, the library's `Reflection`):
 //! which register holds each input, output, uniform, literal and sampler, in the schema of
 //! docs/conventions.md. Registers are spelled as the target's assembler spells them.
+//!
+//! The builder ([`Reflection::of`], [`inputs`], [`uniforms`], [`OutputInfo::of`]) fills in
+//! what the module says; each back end adds its registers' names and what its container
+//! holds (the DVLE's output and constant tables, AGAL's samplers).
 
+use mir::module::{Input, Module, Output, Uniform};
 use serde::{Deserialize, Serialize};
 
 /// Everything an application needs to feed a compiled program.
@@ -225,6 +230,18 @@ pub struct Stats {
 }
 
 impl Reflection {
+    /// The reflection of module `m` compiled for `target` (`"pica"`, `"agal"`) with
+    /// everything the module alone says (stage, entry point); the lists are the back end's.
+    pub fn of(m: &Module, target: &str, agal_version: Option<u8>) -> Reflection {
+        Reflection {
+            target: target.into(),
+            agal_version,
+            stage: m.stage.name().into(),
+            entry_point: m.entry_point.clone(),
+            ..Reflection::default()
+        }
+    }
+
     /// The reflection as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
@@ -265,6 +282,50 @@ impl Reflection {
         let mut text = serde_json::to_string(&value).unwrap_or_default();
         text.push('\n');
         text
+    }
+}
+
+/// The module's inputs, in order, each in the register `register` names.
+pub fn inputs(m: &Module, register: impl Fn(usize, &Input) -> String) -> Vec<InputInfo> {
+    m.inputs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, i))| InputInfo {
+            name: i.name.clone(),
+            location: i.location,
+            register: register(k, i),
+        })
+        .collect()
+}
+
+/// The module's uniforms, in order, each from the register `register` names.
+pub fn uniforms(m: &Module, register: impl Fn(&Uniform) -> String) -> Vec<UniformInfo> {
+    m.uniforms
+        .iter()
+        .map(|u| UniformInfo {
+            name: u.name.clone(),
+            block: u.block.clone(),
+            type_name: u.type_name.clone(),
+            layout: u.layout.map(|l| l.name().to_string()),
+            register: register(u),
+            component: u.component,
+            count: u.count,
+        })
+        .collect()
+}
+
+impl OutputInfo {
+    /// Output `o` in `register`, writing the `mask` bits (bit 0 is x), with its PICA200
+    /// semantic.
+    pub fn of(o: &Output, register: String, semantic: Option<String>, mask: u8) -> OutputInfo {
+        OutputInfo {
+            name: o.name.clone(),
+            location: o.location,
+            builtin: o.builtin.map(|b| format!("{b:?}")),
+            register,
+            semantic,
+            mask: mask_letters(mask),
+        }
     }
 }
 

@@ -16,7 +16,7 @@
 //! spill slot is a failure (regalloc2 spills rather than fail); [`VCode::allocate`] reports
 //! how many temporaries the program would need instead.
 
-use crate::hash::HashMap;
+use mir::hash::{HashMap, HashSet};
 use std::ops::Range;
 
 use regalloc2::{
@@ -24,8 +24,8 @@ use regalloc2::{
     Operand, Output, PReg, PRegSet, RegClass, RegallocOptions, VReg,
 };
 
-use crate::func::{BlockId, Function};
-use crate::span::Span;
+use mir::func::{BlockId, Function};
+use mir::span::Span;
 
 /// Where a block of virtual code comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,7 +108,7 @@ impl<I> VCode<I> {
     pub fn new(f: &Function) -> VCode<I> {
         let preds = f.predecessors();
         let mut origins = Vec::new();
-        let mut split = crate::hash::HashSet::default();
+        let mut split = HashSet::default();
         for &b in &f.layout {
             origins.push(Origin::Block(b));
             let succs = f.blocks[b].term.successors();
@@ -321,7 +321,7 @@ impl<I> VCode<I> {
     /// A virtual register some instruction reads that no instruction or block parameter
     /// defines, if there is one.
     fn undefined_use(&self) -> Option<VReg> {
-        let mut defined = crate::hash::HashSet::default();
+        let mut defined = HashSet::default();
         for b in 0..self.num_blocks() {
             let b = Block::new(b);
             defined.extend(self.block_params(b).iter().copied());
@@ -358,13 +358,13 @@ impl<I> VCode<I> {
     /// instruction where that happens.
     pub fn max_live(&self) -> (usize, usize) {
         let n = self.blocks.len();
-        let mut live_in: Vec<crate::hash::HashSet<VReg>> = vec![Default::default(); n];
+        let mut live_in: Vec<HashSet<VReg>> = vec![Default::default(); n];
         let mut worst = (0, 0);
         for _round in 0..n + 2 {
             let mut changed = false;
             for bi in (0..n).rev() {
                 let b = &self.blocks[bi];
-                let mut live: crate::hash::HashSet<VReg> = Default::default();
+                let mut live: HashSet<VReg> = Default::default();
                 for (k, s) in b.succs.iter().enumerate() {
                     live.extend(live_in[s.index()].iter().copied());
                     for p in &self.blocks[s.index()].params {

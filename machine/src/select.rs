@@ -1,0 +1,403 @@
+//! The selection driver and value placement, shared by the back ends.
+//!
+//! [`drive`] walks a MIR function into a [`VCode`]: it gives every block its parameters
+//! first (a branch passes arguments to blocks not yet selected), then fills the blocks and
+//! split edges in layout order, passing block arguments in plain virtual registers. The
+//! instruction set's [`Hooks`] select each block's instructions and what its terminator
+//! tests, returns and discards.
+//!
+//! Value placement: only computed values get virtual registers ([`Values`]); a value can
+//! instead be computed straight into its final place:
+//! - the output register, when the program's end alone reads it whole and a block that runs
+//!   once computes it ([`returned_once`]);
+//! - lanes of the vector a construct builds, when the construct alone reads it, in order
+//!   ([`construct_lanes`]); the vector is then written piece by piece ([`Chains`]), each
+//!   piece's destination tied to the previous one so that allocation keeps them in one
+//!   register;
+//! - lanes of a register shared with other small values ([`Packs`], see [`crate::lanes`]).
+
+use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
+use mir::hash::{HashMap, HashSet};
+use mir::inst::{Inst, Op, Operand};
+use mir::regions::Regions;
+use regalloc2::VReg;
+
+use crate::lanes::{self, Packed};
+use crate::vcode::{Origin, VCode};
+
+/// What an instruction set's selector does for the driver.
+pub trait Hooks<'f> {
+    /// The virtual instruction.
+    type Inst;
+    /// The function being selected.
+    fn function(&self) -> &'f Function;
+    /// The code being filled.
+    fn code(&mut self) -> &mut VCode<Self::Inst>;
+    /// The virtual register holding MIR value `v`.
+    fn vreg(&mut self, v: Value) -> VReg;
+    /// `op` in a plain virtual register (a move when it is anything else): a block argument.
+    fn in_vreg(&mut self, op: &Operand) -> VReg;
+    /// A new virtual block starts: forget what the previous block computed.
+    fn start_block(&mut self);
+    /// Selects block `b`'s instructions (its terminator is the driver's).
+    fn block(&mut self, b: BlockId);
+    /// Sets up what block `b`'s conditional branch tests.
+    fn test(&mut self, b: BlockId, cond: &Operand, then: BlockId, otherwise: BlockId);
+    /// Writes the returned values to the outputs.
+    fn ret(&mut self, b: BlockId, values: &[Operand]);
+    /// What a discarding block does before it ends the program (nothing by default).
+    fn discard(&mut self, _b: BlockId) {}
+}
+
+/// Selects every block of the hooks' function, in layout order, with the split edges.
+pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
+    let f = h.function();
+    for &b in &f.layout {
+        let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| h.vreg(p)).collect();
+        if let Some(vb) = h.code().block_of(Origin::Block(b)) {
+            h.code().set_params(vb, params);
+        }
+    }
+    let origins: Vec<Origin> = h.code().origins().collect();
+    for origin in origins {
+        let Some(vb) = h.code().block_of(origin) else {
+            continue;
+        };
+        h.code().start(vb);
+        h.start_block();
+        let b = match origin {
+            Origin::Block(b) => b,
+            Origin::Edge(from, to) => {
+                let args = f.blocks[from]
+                    .term
+                    .edges()
+                    .into_iter()
+                    .find(|e| e.target == to)
+                    .map(|e| e.args.clone())
+                    .unwrap_or_default();
+                let regs = args.iter().map(|a| h.in_vreg(a)).collect();
+                h.code().end_branch(vec![regs]);
+                continue;
+            }
+        };
+        h.block(b);
+        match &f.blocks[b].term {
+            Terminator::Jump(e) => {
+                let regs = e.args.iter().map(|a| h.in_vreg(a)).collect();
+                h.code().end_branch(vec![regs]);
+            }
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
+                h.test(b, cond, then.target, otherwise.target);
+                let mut args = Vec::new();
+                for e in [then, otherwise] {
+                    // A split edge passes the arguments from its own block.
+                    let split = h.code().block_of(Origin::Edge(b, e.target)).is_some();
+                    args.push(if split {
+                        Vec::new()
+                    } else {
+                        e.args.iter().map(|a| h.in_vreg(a)).collect()
+                    });
+                }
+                h.code().end_branch(args);
+            }
+            Terminator::Return(values) => {
+                h.ret(b, values);
+                h.code().end_return();
+            }
+            Terminator::Discard => {
+                h.discard(b);
+                h.code().end_return();
+            }
+            Terminator::Unreachable => h.code().end_return(),
+        }
+    }
+}
+
+/// The virtual register of each computed MIR value.
+#[derive(Clone, Debug, Default)]
+pub struct Values(HashMap<Value, VReg>);
+
+impl Values {
+    /// The virtual register of `v`, made on first ask.
+    pub fn get<I>(&mut self, code: &mut VCode<I>, v: Value) -> VReg {
+        *self.0.entry(v).or_insert_with(|| code.vreg())
+    }
+
+    /// Makes `r` the virtual register of `v` (a value that is another's register, such as a
+    /// construct that keeps a vector's lanes and adds none).
+    pub fn set(&mut self, v: Value, r: VReg) {
+        self.0.insert(v, r);
+    }
+}
+
+/// Whether `v` is computed into a register (a block parameter, or an instruction other than
+/// a read of an input, a uniform or a literal, which are read where they live).
+pub fn is_computed(f: &Function, v: Value) -> bool {
+    match f.values[v].def {
+        ValueDef::Param(..) => true,
+        ValueDef::Inst(i, _) => !reads_in_place(f.insts[i].op),
+    }
+}
+
+/// Whether an operation is a read of a register file or a literal (no instruction: its
+/// users read the register where the value lives).
+pub fn reads_in_place(op: Op) -> bool {
+    matches!(
+        op,
+        Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
+    )
+}
+
+/// Where in block `b` each of its results is defined (instruction positions).
+pub fn positions(f: &Function, b: BlockId) -> HashMap<Value, usize> {
+    f.blocks[b]
+        .insts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &i)| f.insts[i].result().map(|r| (r, k)))
+        .collect()
+}
+
+/// Whether the instruction defining `v` is in a block that runs once per program run
+/// (outside every `if` and loop; a header runs once per entry to its own construct, so only
+/// enclosing constructs count).
+pub fn runs_once(f: &Function, regions: &Regions, v: Value) -> bool {
+    match f.values[v].def {
+        ValueDef::Inst(i, _) => f
+            .layout
+            .iter()
+            .find(|&&b| f.blocks[b].insts.contains(&i))
+            .is_some_and(|&b| regions.innermost(b, Some(b)).is_none()),
+        ValueDef::Param(..) => false,
+    }
+}
+
+/// The values the program's return alone reads, whole and unmodified, computed by an
+/// instruction in a block that runs once: each with the index of the output it is, and the
+/// instruction. The instruction set picks those its instruction can write to the output
+/// register directly (the output is then written once on every path).
+pub fn returned_once<'f>(
+    f: &'f Function,
+    uses: &HashMap<Value, usize>,
+    regions: &Regions,
+) -> Vec<(usize, Operand, &'f Inst)> {
+    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+        Terminator::Return(values) => Some(values),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    values
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| {
+            let def = f.def_inst(v.value)?;
+            let plain = !v.neg
+                && !v.abs
+                && v.swizzle.is_identity(f.ty(v.value).lanes)
+                && uses.get(&v.value) == Some(&1)
+                && is_computed(f, v.value);
+            (plain && runs_once(f, regions, v.value)).then_some((k, *v, def))
+        })
+        .collect()
+}
+
+/// A construct, for [`construct_lanes`].
+#[derive(Clone, Copy, Debug)]
+pub struct Construct<'a> {
+    /// Its arguments, one per lane.
+    pub args: &'a [Operand],
+    /// Its position in its block.
+    pub pos: usize,
+    /// The first lane that may be computed in place (the lanes before it are the
+    /// instruction set's).
+    pub from: usize,
+}
+
+/// The arguments of construct `c` that can be computed straight into its lanes: values the
+/// construct alone reads, all of them, in order (`a.x, a.y, a.z` at consecutive lanes),
+/// defined earlier in the block (`here`: positions of the block's results), not `taken` by
+/// another place, and whose instruction `fits` at those lanes (`lane`, `count`). Each with
+/// its first lane and lane count.
+pub fn construct_lanes(
+    f: &Function,
+    c: Construct<'_>,
+    here: &HashMap<Value, usize>,
+    uses: &HashMap<Value, usize>,
+    taken: impl Fn(Value) -> bool,
+    fits: impl Fn(Value, &Inst, u8, u8) -> bool,
+) -> Vec<(Value, u8, u8)> {
+    let Construct { args, pos, from } = c;
+    let mut out: Vec<(Value, u8, u8)> = Vec::new();
+    let mut lane = from;
+    while lane < args.len() {
+        let a = args[lane];
+        let k = f.ty(a.value).lanes as usize;
+        let in_order = lane + k <= args.len()
+            && (0..k).all(|j| {
+                let x = args[lane + j];
+                x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == j as u8
+            });
+        let placed = in_order
+            && here.get(&a.value).is_some_and(|&p| p < pos)
+            && uses.get(&a.value) == Some(&k)
+            && !taken(a.value)
+            && !out.iter().any(|(v, ..)| *v == a.value)
+            && f.def_inst(a.value)
+                .is_some_and(|d| fits(a.value, d, lane as u8, k as u8));
+        if placed {
+            out.push((a.value, lane as u8, k as u8));
+            lane += k;
+        } else {
+            lane += 1;
+        }
+    }
+    out
+}
+
+/// A vector written piece by piece; `X` is what the instruction set keeps beside it.
+#[derive(Clone, Copy, Debug)]
+pub struct Chain<X> {
+    /// The previous piece's virtual register (a kept vector's, to start with).
+    pub prev: Option<VReg>,
+    /// Pieces still to come.
+    pub left: usize,
+    /// The instruction set's own.
+    pub extra: X,
+}
+
+/// Where a piece of a vector (or a value in a pack) is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// A register of its own (the first piece).
+    Fresh(VReg),
+    /// The register of the previous piece, under a new name (tied: the same register).
+    Tied {
+        /// The previous piece.
+        prev: VReg,
+        /// This piece (the register after the write).
+        new: VReg,
+    },
+}
+
+/// The vectors of the current block being written piece by piece.
+#[derive(Clone, Debug)]
+pub struct Chains<X>(HashMap<Value, Chain<X>>);
+
+impl<X> Default for Chains<X> {
+    fn default() -> Self {
+        Chains(HashMap::default())
+    }
+}
+
+impl<X: Copy> Chains<X> {
+    /// Starts the chain of vector `c`.
+    pub fn start(&mut self, c: Value, chain: Chain<X>) {
+        self.0.insert(c, chain);
+    }
+
+    /// The chain of `c`.
+    pub fn get(&self, c: Value) -> Option<&Chain<X>> {
+        self.0.get(&c)
+    }
+
+    /// The chains.
+    pub fn iter(&self) -> impl Iterator<Item = &Chain<X>> {
+        self.0.values()
+    }
+
+    /// Forgets every chain (a new block).
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Counts a piece of `c` written elsewhere (not to a register of the chain).
+    pub fn count_down(&mut self, c: Value) {
+        if let Some(st) = self.0.get_mut(&c) {
+            st.left = st.left.saturating_sub(1);
+        }
+    }
+
+    /// The next piece of `c`: the last one is the register of `c` itself. `None` when `c`
+    /// is not being built (a bug in the caller).
+    pub fn next<I>(&mut self, c: Value, code: &mut VCode<I>, values: &mut Values) -> Option<Piece> {
+        let st = self.0.get_mut(&c)?;
+        st.left = st.left.saturating_sub(1);
+        let new = if st.left == 0 {
+            values.get(code, c)
+        } else {
+            code.vreg()
+        };
+        let piece = match st.prev {
+            None => Piece::Fresh(new),
+            Some(prev) => Piece::Tied { prev, new },
+        };
+        st.prev = Some(new);
+        Some(piece)
+    }
+}
+
+/// The packed values of the current block (see [`crate::lanes`]) and each pack's current
+/// register.
+#[derive(Clone, Debug, Default)]
+pub struct Packs {
+    packed: HashMap<Value, Packed>,
+    versions: HashMap<usize, VReg>,
+}
+
+impl Packs {
+    /// Packs block `b`'s values, except `exclude`; `placeable`: whether the instruction set
+    /// writes an operation's result of so many lanes at any lanes.
+    pub fn plan(
+        &mut self,
+        f: &Function,
+        b: BlockId,
+        exclude: &HashSet<Value>,
+        placeable: impl Fn(Op, u8) -> bool,
+    ) {
+        self.packed = lanes::plan(f, b, exclude, placeable);
+    }
+
+    /// Forgets the block's packs.
+    pub fn clear(&mut self) {
+        self.packed.clear();
+        self.versions.clear();
+    }
+
+    /// Where `v` is packed, if it is.
+    pub fn get(&self, v: Value) -> Option<Packed> {
+        self.packed.get(&v).copied()
+    }
+
+    /// Whether `v` is packed.
+    pub fn contains(&self, v: Value) -> bool {
+        self.packed.contains_key(&v)
+    }
+
+    /// The register holding packed value `v` now, and the lane of its lane 0.
+    pub fn read(&self, v: Value) -> Option<(VReg, u8)> {
+        let p = self.packed.get(&v)?;
+        Some((*self.versions.get(&p.pack)?, p.offset))
+    }
+
+    /// The write of packed value `v` to its pack: the piece and the lane of its lane 0.
+    pub fn write<I>(&mut self, v: Value, code: &mut VCode<I>) -> Option<(Piece, u8)> {
+        let p = *self.packed.get(&v)?;
+        let new = code.vreg();
+        let prev = if p.fresh {
+            None
+        } else {
+            self.versions.get(&p.pack).copied()
+        };
+        self.versions.insert(p.pack, new);
+        let piece = match prev {
+            Some(prev) => Piece::Tied { prev, new },
+            None => Piece::Fresh(new),
+        };
+        Some((piece, p.offset))
+    }
+}
