@@ -1,4 +1,5 @@
-//! Instruction selection: MIR (after [`super::prepare()`]) to [`VInst`]s in a [`VCode`].
+//! Instruction selection: MIR (after [`super::prepare()`]) to [`VInst`]s in a [`VCode`], as
+//! AGAL's [`Hooks`] on the machine layer's driver (`machine::select`).
 //!
 //! Attributes, varyings, uniforms and literals are read where they live (`va`, `v`, `vc`/`fc`,
 //! `vc[vt0.x + n]`); only computed values get virtual registers. Values are computed straight
@@ -232,7 +233,6 @@ impl<'a> Hooks<'a> for Selector<'a> {
         self.span = f.blocks[b].span;
     }
 
-    /// Sets up the test of a conditional branch ending block `b` (AGAL 2 and 3).
     fn test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
         self.branch_test(b, cond, then, otherwise);
     }

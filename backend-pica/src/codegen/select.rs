@@ -1,7 +1,10 @@
-//! Instruction selection: MIR (after the PICA200 pipeline) to [`VInst`]s in a [`VCode`].
+//! Instruction selection: MIR (after the PICA200 pipeline) to [`VInst`]s in a [`VCode`], as
+//! the PICA200's [`Hooks`] on the machine layer's driver (`machine::select`).
 //!
 //! Inputs, uniforms and literals are read where they live (`v`, `c`, `c[a0.x + n]`); only
-//! computed values get virtual registers. Each instruction is made legal for its encoding
+//! computed values get virtual registers. Values go straight into their output register or
+//! a construct's lanes where they can, and with lane packing on (`machine::lanes`, used when
+//! the program needs more than sixteen temporaries) small values share registers. Each instruction is made legal for its encoding
 //! here, before allocation, so that any extra move is a virtual register like the rest:
 //! - one constant register per instruction, in the wide slot (src1; src2 of the inverted
 //!   forms DPHI/DSTI/SGEI/SLTI; src2 or src3 of MAD/MADI), commuting ADD/MUL/DP3/DP4 and the
