@@ -99,17 +99,67 @@ impl Lowerer<'_> {
                 Some(vector(v, lanes))
             }
             G::Pow => out(self, Op::Pow, vec![arg(0)?, arg(1)?]),
-            G::Exp | G::Log => {
+            G::Exp => Some(vector(self.exp(arg(0)?, lanes, span), lanes)),
+            G::Log => Some(vector(self.ln(arg(0)?, lanes, span), lanes)),
+            G::Sinh | G::Cosh => {
+                // (eˣ ∓ e⁻ˣ) / 2, with e⁻ˣ = 1 / eˣ.
                 let x = arg(0)?;
-                if g == G::Exp {
-                    let k = self.splat_const(std::f32::consts::LOG2_E, lanes, span);
-                    let t = self.emit(Op::Mul, vec![x, k], ty, span);
-                    out(self, Op::Exp2, vec![t])
+                let e = self.exp(x, lanes, span);
+                let r = self.emit(Op::Rcp, vec![e], ty, span);
+                let half = self.splat_const(0.5, lanes, span);
+                let d = if g == G::Sinh {
+                    self.emit(Op::Sub, vec![e, r], ty, span)
                 } else {
-                    let t = self.emit(Op::Log2, vec![x], ty, span);
-                    let k = self.splat_const(std::f32::consts::LN_2, lanes, span);
-                    out(self, Op::Mul, vec![t, k])
-                }
+                    self.emit(Op::Add, vec![e, r], ty, span)
+                };
+                out(self, Op::Mul, vec![d, half])
+            }
+            G::Tanh => {
+                // 1 - 2 / (e²ˣ + 1): ±1 where e²ˣ overflows or vanishes, never ∞/∞.
+                let x = arg(0)?;
+                let two = self.splat_const(2.0, lanes, span);
+                let x2 = self.emit(Op::Mul, vec![x, two], ty, span);
+                let e = self.exp(x2, lanes, span);
+                let one = self.splat_const(1.0, lanes, span);
+                let d = self.emit(Op::Add, vec![e, one], ty, span);
+                let r = self.emit(Op::Rcp, vec![d], ty, span);
+                out(self, Op::Mad, vec![r, two.negated(), one])
+            }
+            G::Asinh => {
+                // sign(x) ln(|x| + sqrt(x² + 1)): no cancellation for negative x.
+                let x = arg(0)?;
+                let ax = Operand {
+                    abs: true,
+                    neg: false,
+                    ..x
+                };
+                let one = self.splat_const(1.0, lanes, span);
+                let q = self.emit(Op::Mad, vec![x, x, one], ty, span);
+                let root = self.emit(Op::Sqrt, vec![q], ty, span);
+                let sum = self.emit(Op::Add, vec![ax, root], ty, span);
+                let l = self.ln(sum, lanes, span);
+                let sign = self.emit(Op::Sign, vec![x], ty, span);
+                out(self, Op::Mul, vec![sign, l])
+            }
+            G::Acosh => {
+                // ln(x + sqrt(x² - 1)), x ≥ 1.
+                let x = arg(0)?;
+                let one = self.splat_const(1.0, lanes, span);
+                let q = self.emit(Op::Mad, vec![x, x, one.negated()], ty, span);
+                let root = self.emit(Op::Sqrt, vec![q], ty, span);
+                let sum = self.emit(Op::Add, vec![x, root], ty, span);
+                Some(vector(self.ln(sum, lanes, span), lanes))
+            }
+            G::Atanh => {
+                // ln((1 + x) / (1 - x)) / 2.
+                let x = arg(0)?;
+                let one = self.splat_const(1.0, lanes, span);
+                let n = self.emit(Op::Add, vec![one, x], ty, span);
+                let d = self.emit(Op::Sub, vec![one, x], ty, span);
+                let q = self.emit(Op::Div, vec![n, d], ty, span);
+                let l = self.emit(Op::Log2, vec![q], ty, span);
+                let k = self.splat_const(std::f32::consts::LN_2 * 0.5, lanes, span);
+                out(self, Op::Mul, vec![l, k])
             }
             G::Exp2 => out(self, Op::Exp2, vec![arg(0)?]),
             G::Log2 => out(self, Op::Log2, vec![arg(0)?]),
@@ -271,6 +321,22 @@ impl Lowerer<'_> {
 
     fn splat_const(&mut self, value: f32, lanes: u8, span: Span) -> Operand {
         self.fconst(&vec![value; lanes as usize], span)
+    }
+
+    /// `eˣ`, lane-wise: `2^(x log₂e)`.
+    fn exp(&mut self, x: Operand, lanes: u8, span: Span) -> Operand {
+        let ty = Ty::float(lanes);
+        let k = self.splat_const(std::f32::consts::LOG2_E, lanes, span);
+        let t = self.emit(Op::Mul, vec![x, k], ty, span);
+        self.emit(Op::Exp2, vec![t], ty, span)
+    }
+
+    /// `ln x`, lane-wise: `log₂x ln 2`.
+    fn ln(&mut self, x: Operand, lanes: u8, span: Span) -> Operand {
+        let ty = Ty::float(lanes);
+        let t = self.emit(Op::Log2, vec![x], ty, span);
+        let k = self.splat_const(std::f32::consts::LN_2, lanes, span);
+        self.emit(Op::Mul, vec![t, k], ty, span)
     }
 
     /// `atan2(y, x)`, lane-wise, from the polynomial for |t| ≤ 1.
