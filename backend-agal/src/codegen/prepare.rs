@@ -54,6 +54,7 @@ pub fn passes(branches: bool) -> Options {
         },
         unroll_trips: 256,
         unroll_budget: 2048,
+        predicate_breaks: true,
         fuse_mad: false,
         float_bools: true,
         expand: Expand {

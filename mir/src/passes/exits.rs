@@ -293,7 +293,11 @@ fn zero_args(f: &mut Function, block: BlockId, target: BlockId) -> Vec<Operand> 
 /// that uses it. The guards this pass adds reroute paths, so a definition need not dominate
 /// its uses any more; through locals, mem2reg rebuilds SSA with the right parameters. (The
 /// front end's own values are locals already; SSA input, like `spirv-opt -O`'s, is not.)
-fn values_through_locals(f: &mut Function, doms: &crate::cfg::Dominators, header: BlockId) {
+pub(crate) fn values_through_locals(
+    f: &mut Function,
+    doms: &crate::cfg::Dominators,
+    header: BlockId,
+) {
     use crate::func::{LocalId, Value};
     use crate::hash::HashMap;
     let mut defined_in: HashMap<Value, BlockId> = HashMap::default();

@@ -28,6 +28,7 @@
 
 pub mod blocks;
 pub mod bools;
+pub mod breaks;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
@@ -59,6 +60,9 @@ pub struct Options {
     pub if_conversion: IfConversion,
     /// Loops with a constant trip count up to this are unrolled (0: none).
     pub unroll_trips: u32,
+    /// Whether a loop's early exits become a flag its later iterations are predicated on
+    /// (see [`breaks`]), so that it unrolls (for targets without a loop instruction).
+    pub predicate_breaks: bool,
     /// Unrolling stops when the program would exceed this many instructions.
     pub unroll_budget: usize,
     /// Whether independent narrow operations are packed into vec4 ones.
@@ -94,6 +98,7 @@ impl Default for Options {
             if_conversion: IfConversion::UpTo(6),
             unroll_trips: 8,
             unroll_budget: 256,
+            predicate_breaks: false,
             pack: true,
             fuse_mad: true,
             keep_uniform_branches: false,
@@ -127,6 +132,11 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     run_pass(module, "exits", exits::run)?;
     run_pass(module, "mem2reg", mem2reg::run)?;
     rounds += cleanup(module)?;
+    if options.predicate_breaks && run_pass(module, "breaks", breaks::run)? {
+        run_pass(module, "exits", exits::run)?;
+        run_pass(module, "mem2reg", mem2reg::run)?;
+        rounds += cleanup(module)?;
+    }
     if options.unroll_trips > 0 {
         let (trips, budget) = (options.unroll_trips, options.unroll_budget);
         let changed = unroll::run(&mut module.function, trips, budget);

@@ -1,0 +1,292 @@
+//! Predicated breaks: a loop that leaves early (`if (acc > limit) break;`, or a `return` the
+//! `exits` pass made a break) becomes a loop with one exit, its counter test, so that a
+//! constant trip count can still unroll it. For targets with no loop instruction (AGAL); a
+//! target with `break` (the PICA200's `breakc`) keeps the loop as it is.
+//!
+//! For loop L (header H, merge M, continue C) whose exits are the counter test T (the exit
+//! block that dominates C and every other exit) and breaks X₁ … Xₙ:
+//! 1. a local `broken`, false when L is entered, is set true at each break, which stores the
+//!    values it passes to M in locals and jumps to the end of the iteration instead;
+//! 2. the iteration after T (from T's way on to C) is a `Region` whose merge C′ stands just
+//!    before C; at its top a guard skips the iteration when `broken` is set, and each break
+//!    is an exit from a construct nested in it, which the `exits` pass (run next) makes
+//!    structured;
+//! 3. T passes M `broken ? stored : its own` for each of M's parameters.
+//!
+//! Iterations after a break then do nothing but count, so the loop computes what it did;
+//! `mem2reg` makes the locals values again. Loops are taken innermost first; a loop of
+//! another shape is left alone (the target refuses it if it cannot run it).
+
+use crate::cfg::Dominators;
+use crate::func::{BlockId, Edge, Function, Structure, Terminator};
+use crate::inst::{Op, Operand};
+use crate::regions::{Construct, Regions};
+use crate::types::Ty;
+
+/// Predicates the breaks of every loop of the right shape. Returns whether anything
+/// changed; the caller runs `exits` and `mem2reg` after it.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = false;
+    // One loop at a time, innermost first, each on a fresh analysis (a transformation adds
+    // blocks); a transformed loop has one exit and no longer qualifies.
+    loop {
+        let regions = Regions::new(f);
+        let mut loops: Vec<Construct> = regions
+            .constructs
+            .iter()
+            .filter(|c| matches!(c.structure, Structure::Loop { .. }))
+            .copied()
+            .collect();
+        loops.sort_by_key(|c| std::cmp::Reverse(regions.doms.depth(c.header)));
+        let Some((l, shape)) = loops
+            .into_iter()
+            .find_map(|l| shape(f, &regions, l).map(|s| (l, s)))
+        else {
+            return changed;
+        };
+        predicate(f, l, shape);
+        changed = true;
+    }
+}
+
+/// A loop's exits.
+struct Shape {
+    /// The counter test: the exit block that dominates the continue block and the others.
+    test: BlockId,
+    /// Every other block with an edge to the merge.
+    breaks: Vec<BlockId>,
+}
+
+fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
+    let Structure::Loop { merge, cont } = l.structure else {
+        return None;
+    };
+    let doms = &regions.doms;
+    let exits: Vec<BlockId> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| {
+            doms.reachable(b)
+                && regions.contains(&l, b)
+                && f.blocks[b].term.successors().contains(&merge)
+        })
+        .collect();
+    // The test is the first exit on every iteration's way: it dominates the continue
+    // block and every other exit.
+    let test = exits
+        .iter()
+        .copied()
+        .find(|&t| doms.dominates(t, cont) && exits.iter().all(|&x| doms.dominates(t, x)))?;
+    let breaks: Vec<BlockId> = exits.into_iter().filter(|&b| b != test).collect();
+    // An exit in the continue construct (a `do { } while` test after a break) is the
+    // loop's own test at its end, not a break: such a loop is left alone.
+    if breaks.iter().any(|&x| doms.dominates(cont, x)) {
+        return None;
+    }
+    // A loop whose header is its own continue block (`do { } while` in one block) has no
+    // iteration to guard apart from the back edge: left alone.
+    if breaks.is_empty() || test == cont || cont == l.header {
+        return None;
+    }
+    // The test branches: out to the merge, or on into the iteration. Its own `if` (if any)
+    // must merge where the iteration goes on, so that the iteration can start there.
+    let Terminator::Branch {
+        then, otherwise, ..
+    } = &f.blocks[test].term
+    else {
+        return None;
+    };
+    let on = if then.target == merge {
+        otherwise.target
+    } else {
+        then.target
+    };
+    if on == merge {
+        return None;
+    }
+    match f.blocks[test].structure {
+        Some(Structure::If { merge: m }) if m == on => {}
+        Some(Structure::Loop { .. }) if test == l.header => {}
+        _ => return None,
+    }
+    // Breaks must be at most two-way branches or jumps; a break from an inner loop's
+    // body cannot exist (its merge is the inner loop's).
+    Some(Shape { test, breaks })
+}
+
+fn predicate(f: &mut Function, l: Construct, shape: Shape) {
+    let Structure::Loop { merge, cont } = l.structure else {
+        return;
+    };
+    let span = f.blocks[l.header].span;
+    // The paths change: values the loop defines go through locals, so that no use depends
+    // on a definition dominating it (mem2reg rebuilds SSA after).
+    let doms = Dominators::new(f);
+    super::exits::values_through_locals(f, &doms, l.header);
+    let inside = |_: &Function, b: BlockId| {
+        doms.reachable(b) && doms.dominates(l.header, b) && !doms.dominates(merge, b)
+    };
+
+    // 1. `broken`, false on entry (in each block that enters the loop from outside).
+    let broken = f.add_local(Ty::bool(1), "broken");
+    for b in f.layout.clone() {
+        if inside(f, b) || !f.blocks[b].term.successors().contains(&l.header) {
+            continue;
+        }
+        let no = f.create_inst(Op::Const([0; 4]), Vec::new(), &[Ty::bool(1)], span);
+        let v = f.insts[no].results[0];
+        let store = f.create_inst(Op::StoreLocal(broken), vec![Operand::new(v)], &[], span);
+        f.blocks[b].insts.extend([no, store]);
+    }
+    let exit_tys: Vec<Ty> = f.blocks[merge].params.iter().map(|&p| f.ty(p)).collect();
+    let stored: Vec<_> = exit_tys
+        .iter()
+        .map(|&ty| f.add_local(ty, "break_value"))
+        .collect();
+
+    // 2. C′ before C: every edge into C from the loop goes to C′.
+    let c2 = f.new_block(span);
+    let c_params: Vec<Ty> = f.blocks[cont].params.iter().map(|&p| f.ty(p)).collect();
+    let c2_params: Vec<Operand> = c_params
+        .iter()
+        .map(|&ty| Operand::new(f.add_param(c2, ty)))
+        .collect();
+    for b in f.layout.clone() {
+        if b == c2 || !inside(f, b) {
+            continue;
+        }
+        for e in f.blocks[b].term.edges_mut() {
+            if e.target == cont {
+                e.target = c2;
+            }
+        }
+    }
+    f.blocks[c2].term = Terminator::Jump(Edge {
+        target: cont,
+        args: c2_params,
+    });
+
+    // Each break stores what it passes and jumps to C′ instead (a conditional one gets a
+    // block of its own on the edge).
+    for x in shape.breaks {
+        let conditional = matches!(f.blocks[x].term, Terminator::Branch { .. });
+        let from = if conditional {
+            let e = f.new_block(span);
+            let mut args = Vec::new();
+            for edge in f.blocks[x].term.edges_mut() {
+                if edge.target == merge {
+                    args = std::mem::take(&mut edge.args);
+                    edge.target = e;
+                }
+            }
+            f.blocks[e].term = Terminator::Jump(Edge {
+                target: merge,
+                args,
+            });
+            e
+        } else {
+            x
+        };
+        let args = match &f.blocks[from].term {
+            Terminator::Jump(e) => e.args.clone(),
+            _ => Vec::new(),
+        };
+        for (arg, &local) in args.into_iter().zip(&stored) {
+            let s = f.create_inst(Op::StoreLocal(local), vec![arg], &[], span);
+            f.blocks[from].insts.push(s);
+        }
+        let yes = f.create_inst(Op::Const([1, 0, 0, 0]), Vec::new(), &[Ty::bool(1)], span);
+        let v = f.insts[yes].results[0];
+        let set = f.create_inst(Op::StoreLocal(broken), vec![Operand::new(v)], &[], span);
+        f.blocks[from].insts.extend([yes, set]);
+        let args = zeros(f, from, &c_params);
+        f.blocks[from].term = Terminator::Jump(Edge { target: c2, args });
+    }
+
+    // 3. The counter test passes M the stored values once broken.
+    let mut selects = Vec::new();
+    let test_args: Vec<Operand> = f.blocks[shape.test]
+        .term
+        .edges()
+        .into_iter()
+        .find(|e| e.target == merge)
+        .map(|e| e.args.clone())
+        .unwrap_or_default();
+    if !test_args.is_empty() {
+        let test = shape.test;
+        let flag = f.ins(test, Op::LoadLocal(broken), Vec::new(), Ty::bool(1), span);
+        for ((arg, &local), &ty) in test_args.iter().zip(&stored).zip(&exit_tys) {
+            let kept = f.ins(test, Op::LoadLocal(local), Vec::new(), ty, span);
+            let s = f.ins(
+                test,
+                Op::Select,
+                vec![Operand::new(flag), Operand::new(kept), *arg],
+                ty,
+                span,
+            );
+            selects.push(Operand::new(s));
+        }
+        for e in f.blocks[test].term.edges_mut() {
+            if e.target == merge {
+                e.args = selects.clone();
+            }
+        }
+    }
+
+    // The iteration: R0 (the region, merging at C′) → G (skip when broken) → on.
+    let test = shape.test;
+    let on_edge = f.blocks[test]
+        .term
+        .edges()
+        .into_iter()
+        .find(|e| e.target != merge)
+        .cloned();
+    let Some(on_edge) = on_edge else { return };
+    let on = on_edge.target;
+    let on_tys: Vec<Ty> = f.blocks[on].params.iter().map(|&p| f.ty(p)).collect();
+    let r0 = f.new_block(span);
+    let g = f.new_block(span);
+    let skip = f.new_block(span);
+    let r0_params: Vec<Operand> = on_tys
+        .iter()
+        .map(|&ty| Operand::new(f.add_param(r0, ty)))
+        .collect();
+    let g_params: Vec<Operand> = on_tys
+        .iter()
+        .map(|&ty| Operand::new(f.add_param(g, ty)))
+        .collect();
+    for e in f.blocks[test].term.edges_mut() {
+        if e.target == on {
+            e.target = r0;
+        }
+    }
+    if let Some(Structure::If { merge: m }) = &mut f.blocks[test].structure {
+        *m = r0;
+    }
+    f.blocks[r0].structure = Some(Structure::Region { merge: c2 });
+    f.blocks[r0].term = Terminator::Jump(Edge {
+        target: g,
+        args: r0_params,
+    });
+    let flag = f.ins(g, Op::LoadLocal(broken), Vec::new(), Ty::bool(1), span);
+    f.blocks[g].structure = Some(Structure::If { merge: on });
+    f.blocks[g].term = Terminator::Branch {
+        cond: Operand::new(flag),
+        then: Edge::to(skip),
+        otherwise: Edge {
+            target: on,
+            args: g_params,
+        },
+    };
+    let args = zeros(f, skip, &c_params);
+    f.blocks[skip].term = Terminator::Jump(Edge { target: c2, args });
+}
+
+/// Zeros of `tys`, made at the end of `block`.
+fn zeros(f: &mut Function, block: BlockId, tys: &[Ty]) -> Vec<Operand> {
+    let span = f.blocks[block].span;
+    tys.iter()
+        .map(|&ty| Operand::new(f.ins(block, Op::Const([0; 4]), Vec::new(), ty, span)))
+        .collect()
+}

@@ -1,0 +1,295 @@
+//! Loops left early (`break`, `continue`, `return`, `discard` under a computed condition)
+//! with a constant trip count: AGAL, which has no loop instruction, unrolls them with the
+//! iterations after an exit predicated off (`mir::passes::breaks`); the PICA200 keeps its
+//! `loop` and `breakc`. Each shader is compiled from GLSL through the library, run in the
+//! simulators, and compared with what this test computes.
+
+use backend_agal::Program;
+use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
+use backend_pica::sim::{Simulator, Uniforms};
+use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use tests::mirtest::Rng;
+
+const PROFILES: [Profile; 3] = [
+    Profile::Baseline,
+    Profile::Standard,
+    Profile::StandardExtended,
+];
+
+/// The issue's loop: `acc` grows until it passes `limit`.
+const ACCUMULATE: &str = "
+    float acc = 0.0;
+    for (int i = 0; i < 6; ++i) {
+        acc += v[i % 4] * 0.5 + 0.1;
+        if (acc > limit) break;
+    }
+    vec4 result = vec4(acc, acc * 2.0, 0.0, 1.0);
+";
+
+fn accumulate(v: [f32; 4], limit: f32) -> [f64; 4] {
+    let mut acc = 0.0f64;
+    for i in 0..6 {
+        acc += f64::from(v[i % 4]) * 0.5 + 0.1;
+        if acc > f64::from(limit) {
+            break;
+        }
+    }
+    [acc, acc * 2.0, 0.0, 1.0]
+}
+
+/// `continue`, a value set only at the `break`, and a `discard` inside the loop.
+const SEARCH: &str = "
+    float acc = 0.0;
+    float at = -1.0;
+    for (int i = 0; i < 4; ++i) {
+        float x = v[i];
+        if (x < -0.5) continue;
+        if (x > 0.97) discard;
+        acc += x + 0.25;
+        if (acc > limit) { at = float(i); break; }
+    }
+    vec4 result = vec4(acc, at, 0.0, 1.0);
+";
+
+/// `None`: discarded.
+fn search(v: [f32; 4], limit: f32) -> Option<[f64; 4]> {
+    let (mut acc, mut at) = (0.0f64, -1.0f64);
+    for (i, &x) in v.iter().enumerate() {
+        let x = f64::from(x);
+        if x < -0.5 {
+            continue;
+        }
+        if x > 0.97 {
+            return None;
+        }
+        acc += x + 0.25;
+        if acc > f64::from(limit) {
+            at = i as f64;
+            break;
+        }
+    }
+    Some([acc, at, 0.0, 1.0])
+}
+
+/// A `return` from inside a loop of a function.
+const RETURN: &str = "
+    vec4 result = vec4(first_over(v), 0.0, 0.0, 1.0);
+";
+
+const RETURN_FUNCTION: &str = "
+float first_over(vec4 v) {
+    float acc = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        acc += v[i];
+        if (acc > limit) return acc * 10.0;
+    }
+    return -acc;
+}
+";
+
+fn first_over(v: [f32; 4], limit: f32) -> [f64; 4] {
+    let mut acc = 0.0f64;
+    for x in v {
+        acc += f64::from(x);
+        if acc > f64::from(limit) {
+            return [acc * 10.0, 0.0, 0.0, 1.0];
+        }
+    }
+    [-acc, 0.0, 0.0, 1.0]
+}
+
+const UNIFORMS: &str = "layout(std140, binding = 0) uniform U { float limit; };\n";
+
+fn fragment(body: &str, functions: &str) -> String {
+    format!(
+        "#version 450\nlayout(location = 0) in vec4 v;\nlayout(location = 0) out vec4 color;\n\
+         {UNIFORMS}{functions}void main() {{{body}    color = result;\n}}\n"
+    )
+}
+
+fn vertex(body: &str, functions: &str) -> String {
+    format!(
+        "#version 450\nlayout(location = 0) in vec4 v;\nlayout(location = 0) out vec4 color;\n\
+         {UNIFORMS}{functions}void main() {{{body}    color = result;\n    gl_Position = v;\n}}\n"
+    )
+}
+
+fn number(register: &str) -> usize {
+    register
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap()
+}
+
+/// The constant registers: `limit` where the reflection puts it, then the literals.
+fn constants(c: &Compiled, limit: f32) -> Vec<[f32; 4]> {
+    let mut regs = vec![[0.0f32; 4]; 128];
+    let u = c.reflection.uniforms.iter().find(|u| u.name == "limit");
+    let u = u.unwrap_or_else(|| panic!("no uniform limit: {:?}", c.reflection.uniforms));
+    regs[number(&u.register)][usize::from(u.component)] = limit;
+    for k in &c.reflection.constants {
+        regs[number(&k.register)] = k.value;
+    }
+    regs
+}
+
+fn close(got: [f32; 4], want: [f64; 4], tolerance: f64) -> bool {
+    got.iter()
+        .zip(want)
+        .all(|(g, w)| (f64::from(*g) - w).abs() <= tolerance * w.abs().max(1.0))
+}
+
+fn cases(seed: u64) -> Vec<([f32; 4], f32)> {
+    let mut rng = Rng(seed);
+    (0..200)
+        .map(|_| (rng.lanes(-1.0, 1.0), rng.float(-0.5, 2.5)))
+        .collect()
+}
+
+/// Compiles `glsl` for every AGAL profile (as a `stage` program).
+fn agal(glsl: &str, stage: Stage) -> Vec<(Profile, Compiled, Program)> {
+    PROFILES
+        .iter()
+        .map(|&profile| {
+            let options = Options::agal(profile).stage(stage);
+            let c = compile(Source::glsl(glsl, stage), &options)
+                .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+            let p = Program::decode(&c.bytes).unwrap();
+            (profile, c, p)
+        })
+        .collect()
+}
+
+fn check_fragment(name: &str, glsl: &str, expected: impl Fn([f32; 4], f32) -> Option<[f64; 4]>) {
+    let programs = agal(glsl, Stage::Fragment);
+    let (mut discarded, mut runs) = (0, 0);
+    for (v, limit) in cases(0x10_0b) {
+        let want = expected(v, limit);
+        for (profile, c, p) in &programs {
+            let mut varyings = vec![[0.0f32; 4]; 8];
+            varyings[number(&c.reflection.inputs[0].register)] = v;
+            let out = run_fragment(
+                p,
+                &varyings,
+                &FragmentInputs {
+                    constants: &constants(c, limit),
+                    textures: &(),
+                },
+            )
+            .unwrap();
+            runs += 1;
+            match want {
+                None => {
+                    assert!(
+                        out.discarded,
+                        "{name} {profile:?} v {v:?} limit {limit}: kept"
+                    );
+                    discarded += 1;
+                }
+                Some(want) => {
+                    assert!(!out.discarded, "{name} {profile:?} v {v:?}: discarded");
+                    assert!(
+                        close(out.colors[0], want, 1e-5),
+                        "{name} {profile:?} v {v:?} limit {limit}: {:?} vs {want:?}\n{}",
+                        out.colors[0],
+                        c.listing
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {runs} fragment runs, {discarded} discarded; AGAL tokens {:?}",
+        programs
+            .iter()
+            .map(|(p, c, _)| (format!("{p:?}"), c.reflection.stats.instructions))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_break_under_a_computed_condition_in_a_fragment_program() {
+    check_fragment("accumulate", &fragment(ACCUMULATE, ""), |v, l| {
+        Some(accumulate(v, l))
+    });
+}
+
+#[test]
+fn continue_discard_and_a_value_set_at_the_break() {
+    check_fragment("search", &fragment(SEARCH, ""), search);
+}
+
+#[test]
+fn a_return_from_inside_a_loop() {
+    check_fragment("return", &fragment(RETURN, RETURN_FUNCTION), |v, l| {
+        Some(first_over(v, l))
+    });
+}
+
+/// Vertex programs: AGAL unrolled with predicates, the PICA200 with `breakc`; both against
+/// the same values.
+#[test]
+fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
+    for (name, body, functions, expected) in [
+        (
+            "accumulate",
+            ACCUMULATE,
+            "",
+            accumulate as fn([f32; 4], f32) -> [f64; 4],
+        ),
+        ("return", RETURN, RETURN_FUNCTION, first_over),
+    ] {
+        let glsl = vertex(body, functions);
+        let programs = agal(&glsl, Stage::Vertex);
+        let pica = compile(Source::glsl(&glsl, Stage::Vertex), &Options::pica())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            pica.listing.contains("breakc"),
+            "{name}: the PICA200 keeps its loop\n{}",
+            pica.listing
+        );
+        let sim = Simulator::new(&pica.bytes).unwrap();
+        let color = number(
+            &pica
+                .reflection
+                .outputs
+                .iter()
+                .find(|o| o.name == "color")
+                .unwrap()
+                .register,
+        );
+        for (v, limit) in cases(0x0b_0e) {
+            let want = expected(v, limit);
+            for (profile, c, p) in &programs {
+                let out = run_vertex(
+                    p,
+                    &VertexInputs {
+                        attributes: &[v],
+                        constants: &constants(c, limit),
+                        instance_id: 0,
+                    },
+                )
+                .unwrap();
+                let color = c.reflection.outputs.iter().find(|o| o.name == "color");
+                let got = out.varyings[number(&color.unwrap().register)];
+                assert!(
+                    close(got, want, 1e-5),
+                    "{name} {profile:?} v {v:?} limit {limit}: {got:?} vs {want:?}"
+                );
+            }
+            let mut u = Uniforms::default();
+            for (slot, x) in u.float.iter_mut().zip(constants(&pica, limit)) {
+                *slot = x;
+            }
+            let mut inputs = [[0.0f32; 4]; 16];
+            inputs[number(&pica.reflection.inputs[0].register)] = v;
+            let out = sim.run(0, &inputs, &u).unwrap();
+            // float24 on the PICA200.
+            assert!(
+                close(out.outputs[color], want, 2e-3),
+                "{name} PICA200 v {v:?} limit {limit}: {:?} vs {want:?}",
+                out.outputs[color]
+            );
+        }
+    }
+}
