@@ -531,14 +531,31 @@ fn unsupported_texture_in_a_vertex_program() {
     );
 }
 
+/// A loop bounded by a uniform and nothing else (no array read by its counter): no number
+/// of copies is enough. (`lights_uniform_loop`, whose arrays bound it, compiles: see
+/// `loop_breaks.rs`.)
 #[test]
 fn unsupported_data_dependent_loop() {
+    let glsl = "#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out vec4 color;
+layout(std140, binding = 0) uniform U { int n; };
+void main() {
+    float acc = 0.0;
+    for (int i = 0; i < n; ++i) acc += pos.x * float(i);
+    color = vec4(acc);
+    gl_Position = pos;
+}
+";
+    let spirv = spv2retro::spirv_from_glsl(glsl, spv2retro::Stage::Vertex).unwrap();
+    let m = tests::mirtest::lower(&spirv).unwrap();
     for profile in [Profile::Baseline, Profile::Standard] {
-        let e = rejected(&fixture("lights_uniform_loop.vert.spv"), &options(profile));
+        let e = rejected(&m, &options(profile));
         assert!(
             e.contains("error[agal.unsupported]: a loop that cannot be unrolled: AGAL has no loop instructions"),
             "{e}"
         );
+        assert!(e.contains("bound it by a constant"), "{e}");
         assert_eq!(
             e.matches("error[").count(),
             1,

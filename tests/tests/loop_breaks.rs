@@ -127,7 +127,13 @@ fn constants(c: &Compiled, limit: f32) -> Vec<[f32; 4]> {
     let u = c.reflection.uniforms.iter().find(|u| u.name == "limit");
     let u = u.unwrap_or_else(|| panic!("no uniform limit: {:?}", c.reflection.uniforms));
     regs[number(&u.register)][usize::from(u.component)] = limit;
-    for k in &c.reflection.constants {
+    // Float registers only: the PICA200's loop counters (`i`) are another file.
+    for k in c
+        .reflection
+        .constants
+        .iter()
+        .filter(|k| !k.register.starts_with('i'))
+    {
         regs[number(&k.register)] = k.value;
     }
     regs
@@ -292,4 +298,115 @@ fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
             );
         }
     }
+}
+
+/// The common lighting loop: bounded by a uniform count, the array bounding the count.
+const LIGHTS: &str = "#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out vec4 color;
+struct Light { vec4 dir; vec4 color; };
+layout(std140, binding = 0) uniform U { int lightCount; Light lights[4]; };
+void main() {
+    // Not zero: what a loop that runs no iteration leaves must survive.
+    vec4 c = pos * 0.25;
+    for (int i = 0; i < lightCount; ++i) {
+        c += lights[i].color * max(dot(pos, lights[i].dir), 0.0);
+    }
+    color = c;
+    gl_Position = pos;
+}
+";
+
+/// Fills uniforms by their reflection names, then the literals.
+fn named_constants(c: &Compiled, values: &[(String, [f32; 4])]) -> Vec<[f32; 4]> {
+    let mut regs = vec![[0.0f32; 4]; 128];
+    for (name, v) in values {
+        let u = c.reflection.uniforms.iter().find(|u| &u.name == name);
+        let u = u.unwrap_or_else(|| panic!("no uniform {name}: {:?}", c.reflection.uniforms));
+        let (r, k) = (number(&u.register), usize::from(u.component));
+        for (l, x) in v.iter().enumerate().take(4 - k) {
+            regs[r][k + l] = *x;
+        }
+    }
+    // Float registers only: the PICA200's loop counters (`i`) are another file.
+    for k in c
+        .reflection
+        .constants
+        .iter()
+        .filter(|k| !k.register.starts_with('i'))
+    {
+        regs[number(&k.register)] = k.value;
+    }
+    regs
+}
+
+#[test]
+fn a_loop_bounded_by_a_uniform_count_over_an_array() {
+    let programs = agal(LIGHTS, Stage::Vertex);
+    let pica = compile(Source::glsl(LIGHTS, Stage::Vertex), &Options::pica())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = Simulator::new(&pica.bytes).unwrap();
+    let mut rng = Rng(0x1167);
+    let mut counts = [0usize; 5];
+    for _ in 0..200 {
+        let pos = rng.lanes(-1.0, 1.0);
+        let count = (rng.float(0.0, 4.999)).floor();
+        counts[count as usize] += 1;
+        let mut values = vec![("lightCount".to_string(), [count, 0.0, 0.0, 0.0])];
+        let mut want = pos.map(|x| f64::from(x) * 0.25);
+        for k in 0..4 {
+            let (dir, col) = (rng.lanes(-1.0, 1.0), rng.lanes(0.0, 1.0));
+            values.push((format!("lights[{k}].dir"), dir));
+            values.push((format!("lights[{k}].color"), col));
+            if (k as f32) < count {
+                let d: f64 = (0..4).map(|l| f64::from(pos[l]) * f64::from(dir[l])).sum();
+                for l in 0..4 {
+                    want[l] += f64::from(col[l]) * d.max(0.0);
+                }
+            }
+        }
+        for (profile, c, p) in &programs {
+            let out = run_vertex(
+                p,
+                &VertexInputs {
+                    attributes: &[pos],
+                    constants: &named_constants(c, &values),
+                    instance_id: 0,
+                },
+            )
+            .unwrap();
+            let color = c.reflection.outputs.iter().find(|o| o.name == "color");
+            let got = out.varyings[number(&color.unwrap().register)];
+            assert!(
+                close(got, want, 1e-5),
+                "{profile:?} lightCount {count}: {got:?} vs {want:?}\n{}",
+                c.listing
+            );
+        }
+        let mut u = Uniforms::default();
+        for (slot, x) in u.float.iter_mut().zip(named_constants(&pica, &values)) {
+            *slot = x;
+        }
+        let mut inputs = [[0.0f32; 4]; 16];
+        inputs[number(&pica.reflection.inputs[0].register)] = pos;
+        let out = sim.run(0, &inputs, &u).unwrap();
+        let color = pica.reflection.outputs.iter().find(|o| o.name == "color");
+        let got = out.outputs[number(&color.unwrap().register)];
+        assert!(
+            close(got, want, 2e-3),
+            "PICA200 lightCount {count}: {got:?} vs {want:?}"
+        );
+    }
+    assert!(
+        counts.iter().all(|&n| n > 10),
+        "every count drawn: {counts:?}"
+    );
+    eprintln!(
+        "lights: AGAL tokens {:?}; PICA200 {} instructions (loop over the count)",
+        programs
+            .iter()
+            .map(|(p, c, _)| (format!("{p:?}"), c.reflection.stats.instructions))
+            .collect::<Vec<_>>(),
+        pica.reflection.stats.instructions
+    );
 }

@@ -227,7 +227,10 @@ fn loops(f: &Function) -> Vec<Diagnostic> {
                 "agal.unsupported",
                 "a loop that cannot be unrolled: AGAL has no loop instructions, so every loop \
                  must unroll completely, and this one's trip count depends on data (or it runs \
-                 more than 256 times, or unrolled it would exceed 2048 instructions)",
+                 more than 256 times, or unrolled it would exceed 2048 instructions); bound it \
+                 by a constant (`for (int i = 0; i < 8; ++i) { if (i >= n) break; ... }`), or \
+                 read a uniform array by its counter on every iteration so that the array's \
+                 length bounds it",
             )
             .with_span(first_span(f, b))
         })

@@ -79,6 +79,21 @@ fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
         .copied()
         .find(|&t| doms.dominates(t, cont) && exits.iter().all(|&x| doms.dominates(t, x)))?;
     let breaks: Vec<BlockId> = exits.into_iter().filter(|&b| b != test).collect();
+    // The continue block runs on skipped iterations too: it may only count (`bounds`
+    // moves the rest of its work into the iteration where it can).
+    let Terminator::Jump(back) = &f.blocks[cont].term else {
+        return None;
+    };
+    let counts = f.blocks[cont].insts.iter().all(|&i| {
+        let inst = &f.insts[i];
+        inst.op == Op::Add
+            && inst
+                .result()
+                .is_some_and(|r| back.args.iter().any(|a| a.value == r))
+    });
+    if !counts {
+        return None;
+    }
     // An exit in the continue construct (a `do { } while` test after a break) is the
     // loop's own test at its end, not a break: such a loop is left alone.
     if breaks.iter().any(|&x| doms.dominates(cont, x)) {
@@ -120,6 +135,9 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
         return;
     };
     let span = f.blocks[l.header].span;
+    // What the loop leaves to the code after it goes through the merge's parameters, so
+    // that it is what the exit taken passed (step 3), not what the skipped iterations left.
+    exits_as_params(f, l.header, merge);
     // The paths change: values the loop defines go through locals, so that no use depends
     // on a definition dominating it (mem2reg rebuilds SSA after).
     let doms = Dominators::new(f);
@@ -281,6 +299,74 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
     };
     let args = zeros(f, skip, &c_params);
     f.blocks[skip].term = Terminator::Jump(Edge { target: c2, args });
+}
+
+/// Every value the loop (header `header`, merge `merge`) defines and the code after it
+/// reads becomes a parameter of the merge, passed by every exit (its definition dominates
+/// the merge, so every exit).
+fn exits_as_params(f: &mut Function, header: BlockId, merge: BlockId) {
+    use crate::func::Value;
+    use crate::hash::HashSet;
+    let doms = Dominators::new(f);
+    let inside =
+        |b: BlockId| doms.reachable(b) && doms.dominates(header, b) && !doms.dominates(merge, b);
+    let mut defined: HashSet<Value> = HashSet::default();
+    for &b in f.layout.iter().filter(|&&b| inside(b)) {
+        defined.extend(f.blocks[b].params.iter().copied());
+        for &i in &f.blocks[b].insts {
+            defined.extend(f.insts[i].results.iter().copied());
+        }
+    }
+    let mut leaving: Vec<Value> = Vec::new();
+    for &b in f
+        .layout
+        .iter()
+        .filter(|&&b| doms.reachable(b) && !inside(b))
+    {
+        let block = &f.blocks[b];
+        let reads = block
+            .insts
+            .iter()
+            .flat_map(|&i| f.insts[i].args.iter())
+            .chain(block.term.operands());
+        for a in reads {
+            if defined.contains(&a.value) && !leaving.contains(&a.value) {
+                leaving.push(a.value);
+            }
+        }
+    }
+    for v in leaving {
+        let ty = f.ty(v);
+        let p = f.add_param(merge, ty);
+        for b in f.layout.clone() {
+            if !inside(b) {
+                continue;
+            }
+            for e in f.blocks[b].term.edges_mut() {
+                if e.target == merge {
+                    e.args.push(Operand::new(v));
+                }
+            }
+        }
+        // Reads after the loop (the merge and what it dominates, or anything outside).
+        for b in f.layout.clone() {
+            if inside(b) {
+                continue;
+            }
+            for &i in &f.blocks[b].insts.clone() {
+                for a in &mut f.insts[i].args {
+                    if a.value == v {
+                        a.value = p;
+                    }
+                }
+            }
+            for a in f.blocks[b].term.operands_mut() {
+                if a.value == v {
+                    a.value = p;
+                }
+            }
+        }
+    }
 }
 
 /// Zeros of `tys`, made at the end of `block`.

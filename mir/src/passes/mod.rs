@@ -28,6 +28,7 @@
 
 pub mod blocks;
 pub mod bools;
+pub mod bounds;
 pub mod breaks;
 pub mod copyprop;
 pub mod cse;
@@ -132,6 +133,10 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     run_pass(module, "exits", exits::run)?;
     run_pass(module, "mem2reg", mem2reg::run)?;
     rounds += cleanup(module)?;
+    if options.predicate_breaks {
+        let changed = bounds::run(module);
+        check(module, "bounds", changed)?;
+    }
     if options.predicate_breaks && run_pass(module, "breaks", breaks::run)? {
         run_pass(module, "exits", exits::run)?;
         run_pass(module, "mem2reg", mem2reg::run)?;
