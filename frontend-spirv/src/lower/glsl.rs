@@ -161,6 +161,46 @@ impl Lowerer<'_> {
                 let k = self.splat_const(std::f32::consts::LN_2 * 0.5, lanes, span);
                 out(self, Op::Mul, vec![l, k])
             }
+            G::Modf | G::ModfStruct => {
+                // whole = trunc(x), fract = x - whole: both with the sign of x.
+                let x = arg(0)?;
+                let whole = self.emit(Op::Trunc, vec![x], ty, span);
+                let fract = self.emit(Op::Sub, vec![x, whole], ty, span);
+                if g == G::ModfStruct {
+                    return Some(Val::Composite(vec![
+                        vector(fract, lanes),
+                        vector(whole, lanes),
+                    ]));
+                }
+                let Some(Val::Pointer(place)) = args.get(1) else {
+                    return None;
+                };
+                let place = place.clone();
+                self.store(&place, &vector(whole, lanes), inst);
+                Some(vector(fract, lanes))
+            }
+            G::Frexp | G::FrexpStruct => {
+                let x = arg(0)?;
+                let (significand, exponent) = self.frexp(x, lanes, span);
+                if g == G::FrexpStruct {
+                    return Some(Val::Composite(vec![
+                        vector(significand, lanes),
+                        vector(exponent, lanes),
+                    ]));
+                }
+                let Some(Val::Pointer(place)) = args.get(1) else {
+                    return None;
+                };
+                let place = place.clone();
+                self.store(&place, &vector(exponent, lanes), inst);
+                Some(vector(significand, lanes))
+            }
+            G::Ldexp => {
+                // x 2^exp.
+                let (x, e) = (arg(0)?, arg(1)?);
+                let p = self.emit(Op::Exp2, vec![e], ty, span);
+                out(self, Op::Mul, vec![x, p])
+            }
             G::Exp2 => out(self, Op::Exp2, vec![arg(0)?]),
             G::Log2 => out(self, Op::Log2, vec![arg(0)?]),
             G::Sqrt => out(self, Op::Sqrt, vec![arg(0)?]),
@@ -321,6 +361,53 @@ impl Lowerer<'_> {
 
     fn splat_const(&mut self, value: f32, lanes: u8, span: Span) -> Operand {
         self.fconst(&vec![value; lanes as usize], span)
+    }
+
+    /// `frexp(x)`, lane-wise: the significand (0.5 ≤ |s| < 1, or 0) and the exponent
+    /// (`x = s 2^e`). The exponent from `floor(log₂|x|) + 1`, then corrected by one either
+    /// way, as `lg2` is an approximation near the powers of two; zero gives (0, 0).
+    fn frexp(&mut self, x: Operand, lanes: u8, span: Span) -> (Operand, Operand) {
+        let ty = Ty::float(lanes);
+        let bty = Ty::bool(lanes);
+        let ax = Operand {
+            abs: true,
+            neg: false,
+            ..x
+        };
+        let one = self.splat_const(1.0, lanes, span);
+        let half = self.splat_const(0.5, lanes, span);
+        let two = self.splat_const(2.0, lanes, span);
+        let zero = self.splat_const(0.0, lanes, span);
+        let l = self.emit(Op::Log2, vec![ax], ty, span);
+        let fl = self.emit(Op::Floor, vec![l], ty, span);
+        let e0 = self.emit(Op::Add, vec![fl, one], ty, span);
+        let p = self.emit(Op::Exp2, vec![e0.negated()], ty, span);
+        let s0 = self.emit(Op::Mul, vec![x, p], ty, span);
+        // |s| ≥ 1: halve it; |s| < 0.5: double it.
+        let abs0 = Operand {
+            abs: true,
+            neg: false,
+            ..s0
+        };
+        let big = self.emit(Op::Cmp(CmpOp::Ge), vec![abs0, one], bty, span);
+        let halved = self.emit(Op::Mul, vec![s0, half], ty, span);
+        let s1 = self.emit(Op::Select, vec![big, halved, s0], ty, span);
+        let up = self.emit(Op::Add, vec![e0, one], ty, span);
+        let e1 = self.emit(Op::Select, vec![big, up, e0], ty, span);
+        let abs1 = Operand {
+            abs: true,
+            neg: false,
+            ..s1
+        };
+        let small = self.emit(Op::Cmp(CmpOp::Lt), vec![abs1, half], bty, span);
+        let doubled = self.emit(Op::Mul, vec![s1, two], ty, span);
+        let s2 = self.emit(Op::Select, vec![small, doubled, s1], ty, span);
+        let down = self.emit(Op::Sub, vec![e1, one], ty, span);
+        let e2 = self.emit(Op::Select, vec![small, down, e1], ty, span);
+        let is_zero = self.emit(Op::Cmp(CmpOp::Eq), vec![x, zero], bty, span);
+        let s = self.emit(Op::Select, vec![is_zero, zero, s2], ty, span);
+        let e = self.emit(Op::Select, vec![is_zero, zero, e2], ty, span);
+        (s, e)
     }
 
     /// `eˣ`, lane-wise: `2^(x log₂e)`.
