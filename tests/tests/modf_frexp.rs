@@ -188,7 +188,7 @@ fn modf_frexp_and_ldexp_in_agal_programs() {
                 },
             )
             .unwrap();
-            for k in 0..5 {
+            for (k, want) in want.iter().enumerate() {
                 let name = format!("o{k}");
                 let o = v
                     .reflection
@@ -197,14 +197,7 @@ fn modf_frexp_and_ldexp_in_agal_programs() {
                     .find(|o| o.name == name)
                     .unwrap();
                 let what = format!("{profile:?} vertex");
-                check(
-                    &what,
-                    a,
-                    k,
-                    out.varyings[number(&o.register)],
-                    want[k],
-                    1e-5,
-                );
+                check(&what, a, k, out.varyings[number(&o.register)], *want, 1e-5);
             }
             for (k, (f, p)) in fragments.iter().enumerate() {
                 let mut varyings = vec![[0.0f32; 4]; 8];
@@ -260,8 +253,8 @@ fn the_pointer_forms_of_modf_and_frexp() {
                 },
             )
             .unwrap();
-            for l in 0..4 {
-                let (g, w) = (f64::from(out.colors[0][l]), want[l]);
+            for (l, &w) in want.iter().enumerate() {
+                let g = f64::from(out.colors[0][l]);
                 assert!(
                     (g - w).abs() <= 1e-5 * w.abs().max(1.0),
                     "{profile:?} lane {l} of {a:?}: {g} vs {w}"
