@@ -328,6 +328,36 @@ impl Lowerer<'_> {
                     vec![neg.reswizzled(Swizzle::splat(0)), zero, r],
                 )
             }
+            G::MatrixInverse => {
+                // The adjugate over the determinant: column c, row r of the inverse is the
+                // cofactor of row c, column r.
+                let Some(Val::Composite(cols)) = args.first() else {
+                    return None;
+                };
+                let cols: Vec<Operand> = cols
+                    .iter()
+                    .filter_map(Val::vector)
+                    .map(|(o, _)| o)
+                    .collect();
+                let n = cols.len();
+                if !(2..=4).contains(&n) {
+                    return None;
+                }
+                let s = Ty::float(1);
+                let det = self.determinant(&cols, span)?;
+                let rdet = self.emit(Op::Rcp, vec![det], s, span);
+                let mut out_cols = Vec::new();
+                for c in 0..n {
+                    let mut lanes = Vec::new();
+                    for r in 0..n {
+                        let minor = self.minor(&cols, c, r, span)?;
+                        let k = self.emit(Op::Mul, vec![minor, rdet], s, span);
+                        lanes.push(if (c + r) % 2 == 1 { k.negated() } else { k });
+                    }
+                    out_cols.push(vector(self.construct(lanes, span), n as u8));
+                }
+                Some(Val::Composite(out_cols))
+            }
             G::Determinant => {
                 let Some(Val::Composite(cols)) = args.first() else {
                     return None;
@@ -478,6 +508,24 @@ impl Lowerer<'_> {
     }
 
     /// The determinant of a square matrix given by its columns (cofactor expansion).
+    /// The determinant of the matrix `cols` without row `row` and column `col`.
+    fn minor(&mut self, cols: &[Operand], row: usize, col: usize, span: Span) -> Option<Operand> {
+        let n = cols.len();
+        let rows: Vec<u8> = (0..n).filter(|&x| x != row).map(|x| x as u8).collect();
+        let at = |c: usize, r: u8| cols[c].reswizzled(Swizzle::splat(r));
+        if n == 2 {
+            return Some(at(1 - col, rows[0]));
+        }
+        let sub: Vec<Operand> = (0..n)
+            .filter(|&c| c != col)
+            .map(|c| {
+                let lanes: Vec<Operand> = rows.iter().map(|&r| at(c, r)).collect();
+                self.construct(lanes, span)
+            })
+            .collect();
+        self.determinant(&sub, span)
+    }
+
     fn determinant(&mut self, cols: &[Operand], span: Span) -> Option<Operand> {
         let s = Ty::float(1);
         let at = |c: usize, r: usize| cols[c].reswizzled(Swizzle::splat(r as u8));
