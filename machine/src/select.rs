@@ -148,7 +148,11 @@ pub fn is_computed(f: &Function, v: Value) -> bool {
 pub fn reads_in_place(op: Op) -> bool {
     matches!(
         op,
-        Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
+        Op::LoadInput(_)
+            | Op::LoadUniform { .. }
+            | Op::LoadBoolUniform { .. }
+            | Op::InstanceIndex
+            | Op::Const(_)
     )
 }
 

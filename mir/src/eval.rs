@@ -109,6 +109,8 @@ pub fn run(module: &Module, env: &Env<'_>) -> Result<Outcome, EvalError> {
                         })?;
                     Some(v)
                 }
+                // The interpreter draws one instance, the first.
+                Op::InstanceIndex => Some([0.0; 4]),
                 Op::LoadBoolUniform { register } => {
                     let b = env.bools.get(register as usize).copied().ok_or_else(|| {
                         EvalError(format!("bool uniform {register} is out of range"))
@@ -327,6 +329,7 @@ pub fn apply(
         Op::LoadInput(_)
         | Op::LoadUniform { .. }
         | Op::LoadBoolUniform { .. }
+        | Op::InstanceIndex
         | Op::Sample { .. }
         | Op::Kill
         | Op::LoadLocal(_)

@@ -242,6 +242,8 @@ pub enum Op {
         /// The bool register.
         register: u32,
     },
+    /// The instance being drawn (`gl_InstanceIndex`; AGAL 3's `iid`): a float scalar.
+    InstanceIndex,
     /// Samples a texture at the first operand's coordinates (with the second operand as
     /// bias or level of detail): 4 floats.
     Sample {
@@ -287,6 +289,7 @@ impl Op {
             Op::LoadInput(i) => format!("input {}", i.index()),
             Op::LoadUniform { register } => format!("uniform u{register}"),
             Op::LoadBoolUniform { register } => format!("bool_uniform b{register}"),
+            Op::InstanceIndex => "instance_index".into(),
             Op::Sample {
                 sampler,
                 kind,
@@ -396,7 +399,11 @@ impl Op {
             | Op::And
             | Op::Or => 2,
             Op::Mad | Op::Select => 3,
-            Op::LoadInput(_) | Op::LoadBoolUniform { .. } | Op::LoadLocal(_) | Op::Const(_) => 0,
+            Op::LoadInput(_)
+            | Op::LoadBoolUniform { .. }
+            | Op::InstanceIndex
+            | Op::LoadLocal(_)
+            | Op::Const(_) => 0,
             Op::MatVec(n) => n as usize + 1,
             Op::LoadUniform { .. } | Op::Sample { .. } | Op::Construct => return None,
         })

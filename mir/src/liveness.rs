@@ -25,7 +25,11 @@ pub fn is_temporary(f: &Function, v: Value) -> bool {
         ValueDef::Param(..) => true,
         ValueDef::Inst(i, _) => !matches!(
             f.insts[i].op,
-            Op::Const(_) | Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. }
+            Op::Const(_)
+                | Op::LoadInput(_)
+                | Op::LoadUniform { .. }
+                | Op::LoadBoolUniform { .. }
+                | Op::InstanceIndex
         ),
     }
 }

@@ -602,6 +602,25 @@ impl Selector<'_> {
                 ));
                 (VSrc::Reg(reg, n), 0)
             }
+            Op::InstanceIndex => {
+                let said = self
+                    .errors
+                    .iter()
+                    .any(|d| d.message.starts_with("gl_InstanceIndex"));
+                if (self.version < Version::V3 || self.iface.stage != Stage::Vertex) && !said {
+                    self.error(
+                        "agal.unsupported",
+                        format!(
+                            "gl_InstanceIndex: AGAL reads the instance number from `iid` in \
+                             vertex programs of AGAL 3 (the standardExtended profile); the {} \
+                             profile is AGAL {}",
+                            self.profile,
+                            self.version.number()
+                        ),
+                    );
+                }
+                (VSrc::Reg(RegType::InstanceId, 0), 0)
+            }
             Op::LoadUniform { register } if inst.args.is_empty() => (
                 VSrc::Reg(RegType::Constant, register.min(u32::from(u16::MAX)) as u16),
                 0,
@@ -823,7 +842,7 @@ impl Selector<'_> {
         }
         let args = inst.args.clone();
         match inst.op {
-            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_) => {}
+            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::InstanceIndex | Op::Const(_) => {}
             Op::Mov => {
                 let (lane, count) = self.target_lanes(r);
                 let op = args[0];
@@ -1441,7 +1460,11 @@ fn placeable_at(op: Op, lane: u8, count: u8) -> bool {
 fn emits_code(op: Op) -> bool {
     !matches!(
         op,
-        Op::LoadInput(_) | Op::LoadUniform { .. } | Op::LoadBoolUniform { .. } | Op::Const(_)
+        Op::LoadInput(_)
+            | Op::LoadUniform { .. }
+            | Op::LoadBoolUniform { .. }
+            | Op::InstanceIndex
+            | Op::Const(_)
     )
 }
 

@@ -731,6 +731,11 @@ impl Selector<'_> {
                 });
             }
             Op::BoolToFloat => self.bool_to_float(r, n, &args[0]),
+            Op::InstanceIndex => self.error(
+                span,
+                "gl_InstanceIndex: the PICA200 draws one instance at a time and has no \
+                 register that numbers them (pass the instance's data in a uniform)",
+            ),
             Op::Construct => self.construct(r, &args),
             other => self.error(
                 span,

@@ -106,6 +106,11 @@ impl Lowerer<'_> {
                 );
                 Some(Val::Vector { op: v, lanes: 1 })
             }
+            // The instance number: AGAL 3's `iid` (the back ends say where it is missing).
+            Storage::BuiltinInput(BuiltIn::InstanceIndex) => {
+                let v = self.emit(Op::InstanceIndex, Vec::new(), Ty::float(1), span);
+                self.component(v, 1, path, inst)
+            }
             Storage::BuiltinInput(b) => {
                 self.error(
                     rule::INTERFACE,

@@ -77,6 +77,7 @@ pub fn run(f: &mut Function) -> bool {
                         | Op::LoadUniform { .. }
                         | Op::LoadInput(_)
                         | Op::LoadBoolUniform { .. }
+                        | Op::InstanceIndex
                         | Op::Sample { .. }
                 )
             {

@@ -245,6 +245,7 @@ fn plan(
                         Op::LoadUniform { .. }
                             | Op::LoadInput(_)
                             | Op::LoadBoolUniform { .. }
+                            | Op::InstanceIndex
                             | Op::Sample { .. }
                     )
                 {
