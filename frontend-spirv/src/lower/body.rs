@@ -530,7 +530,7 @@ impl<'m> Lowerer<'m> {
                 }
                 out
             }
-            Val::Pointer(_) | Val::Texture(_) => Vec::new(),
+            Val::Pointer(_) | Val::Texture(_) | Val::Textures(..) => Vec::new(),
         }
     }
 

@@ -17,34 +17,61 @@ impl Lowerer<'_> {
     pub(super) fn image(&mut self, inst: &Inst, frame: &Frame) -> Option<Val> {
         let span = inst.span;
         let op = inst.opcode();
-        let texture = |l: &mut Self, i: usize| -> Option<TextureRef> {
+        // The texture operand: one texture, or the elements of an array and the index
+        // that chooses among them.
+        let textures = |l: &mut Self, i: usize| -> Option<(Vec<TextureRef>, Option<Operand>)> {
             let id = inst.id_operand(i)?;
             match l.value(id, inst, frame)? {
-                Val::Texture(t) => Some(t),
+                Val::Texture(t) => Some((vec![t], None)),
+                Val::Textures(ts, index) => Some((ts, Some(index))),
                 _ => None,
             }
         };
+        let rebuild = |ts: Vec<TextureRef>, index: Option<Operand>| match index {
+            Some(index) => Val::Textures(ts, index),
+            None => Val::Texture(ts[0]),
+        };
         match op {
-            SpvOp::SampledImage => match texture(self, 0)? {
-                TextureRef::Image(s) | TextureRef::Sampled(s) => {
-                    Some(Val::Texture(TextureRef::Sampled(s)))
+            SpvOp::SampledImage | SpvOp::Image => {
+                let (ts, index) = textures(self, 0)?;
+                let ts = ts
+                    .into_iter()
+                    .map(|t| match t {
+                        TextureRef::Image(s) | TextureRef::Sampled(s) => {
+                            Some(if op == SpvOp::Image {
+                                TextureRef::Image(s)
+                            } else {
+                                TextureRef::Sampled(s)
+                            })
+                        }
+                        TextureRef::Sampler => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                if ts.is_empty() {
+                    return None;
                 }
-                TextureRef::Sampler => None,
-            },
-            SpvOp::Image => match texture(self, 0)? {
-                TextureRef::Sampled(s) | TextureRef::Image(s) => {
-                    Some(Val::Texture(TextureRef::Image(s)))
-                }
-                TextureRef::Sampler => None,
-            },
+                Some(rebuild(ts, index))
+            }
             SpvOp::ImageSampleImplicitLod
             | SpvOp::ImageSampleExplicitLod
             | SpvOp::ImageSampleProjImplicitLod
             | SpvOp::ImageSampleProjExplicitLod => {
-                let Some(TextureRef::Sampled(sampler)) = texture(self, 0) else {
+                let Some((ts, index)) = textures(self, 0) else {
                     self.error(rule::IMAGE, inst, "sampling needs a sampled image");
                     return None;
                 };
+                let samplers: Option<Vec<_>> = ts
+                    .iter()
+                    .map(|t| match t {
+                        TextureRef::Sampled(s) => Some(*s),
+                        _ => None,
+                    })
+                    .collect();
+                let Some(samplers) = samplers.filter(|s| !s.is_empty()) else {
+                    self.error(rule::IMAGE, inst, "sampling needs a sampled image");
+                    return None;
+                };
+                let sampler = samplers[0];
                 let proj = matches!(
                     op,
                     SpvOp::ImageSampleProjImplicitLod | SpvOp::ImageSampleProjExplicitLod
@@ -99,17 +126,25 @@ impl Lowerer<'_> {
                     let (l, _) = self.value(lod, inst, frame)?.vector()?;
                     args.push(l.reswizzled(Swizzle::splat(0)));
                 }
-                let v = self.emit(
-                    Op::Sample {
-                        sampler,
-                        kind,
-                        proj,
-                    },
-                    args,
-                    Ty::float(4),
-                    span,
-                );
-                Some(vector(v, 4))
+                // One sample per texture the index may choose, then the selection.
+                let mut samples = Vec::with_capacity(samplers.len());
+                for &sampler in &samplers {
+                    let v = self.emit(
+                        Op::Sample {
+                            sampler,
+                            kind,
+                            proj,
+                        },
+                        args.clone(),
+                        Ty::float(4),
+                        span,
+                    );
+                    samples.push(vector(v, 4));
+                }
+                match index {
+                    Some(index) => self.select_by_index(index, samples, span),
+                    None => samples.pop(),
+                }
             }
             SpvOp::ImageSampleDrefImplicitLod
             | SpvOp::ImageSampleDrefExplicitLod

@@ -87,7 +87,21 @@ impl Lowerer<'_> {
                     }
                 }
                 StorageClass::UniformConstant => match shape(self.types(), pointee) {
-                    Shape::Opaque => self.texture_storage(inst, id, pointee, &name),
+                    Shape::Opaque => self.texture_storage(inst, id, pointee, &name, 0),
+                    // An array of samplers: one sampler per element, at consecutive
+                    // bindings from the array's.
+                    Shape::Array { element, len }
+                        if matches!(shape(self.types(), element), Shape::Opaque) =>
+                    {
+                        Storage::Tree(
+                            (0..len)
+                                .map(|k| {
+                                    let name = format!("{name}[{k}]");
+                                    self.texture_storage(inst, id, element, &name, k)
+                                })
+                                .collect(),
+                        )
+                    }
                     Shape::Bool(1) => {
                         let reg = next_bool;
                         next_bool += 1;
@@ -479,11 +493,21 @@ impl Lowerer<'_> {
         Storage::Local(local)
     }
 
-    fn texture_storage(&mut self, inst: &Inst, id: Word, ty: Word, name: &str) -> Storage {
+    /// The texture `id` of type `ty` (element `element` of an array of them, bound at the
+    /// array's binding plus `element`).
+    fn texture_storage(
+        &mut self,
+        inst: &Inst,
+        id: Word,
+        ty: Word,
+        name: &str,
+        element: u32,
+    ) -> Storage {
         let binding = self
             .decor
             .literal(id, None, Decoration::Binding)
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .saturating_add(element);
         let image = match self.types().get(ty) {
             Some(Type::SampledImage { image }) => Some(*image),
             Some(Type::Image { .. }) => Some(ty),

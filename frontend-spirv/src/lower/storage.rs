@@ -142,6 +142,18 @@ impl Lowerer<'_> {
                     let cty = self.child_type(ty, *i);
                     self.load_tree(child, cty, rest, inst)
                 }
+                Some((Index::Dynamic(index), _))
+                    if children.iter().all(|c| matches!(c, Storage::Texture(_))) =>
+                {
+                    let refs = children
+                        .iter()
+                        .filter_map(|c| match c {
+                            Storage::Texture(t) => Some(*t),
+                            _ => None,
+                        })
+                        .collect();
+                    Some(Val::Textures(refs, *index))
+                }
                 Some((Index::Dynamic(index), rest)) => {
                     // Load every element and select the one the index names.
                     let mut vals = Vec::with_capacity(children.len());

@@ -21,6 +21,10 @@ pub enum Val {
     Pointer(Place),
     /// A sampled image (or the image or sampler half of one): which MIR sampler it is.
     Texture(TextureRef),
+    /// An element of an array of textures chosen by a computed index (a float holding an
+    /// integer): sampling it samples every element and selects, which folds to one sample
+    /// once the index is known (a loop over the array, unrolled).
+    Textures(Vec<TextureRef>, Operand),
 }
 
 /// A scalar or vector value.
