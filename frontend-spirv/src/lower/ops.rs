@@ -188,8 +188,57 @@ impl Lowerer<'_> {
                     Some(vector(self.emit(Op::Floor, vec![q], fty, span), lanes))
                 }
             }
-            BitwiseAnd | BitwiseOr | BitwiseXor | BitReverse | BitCount | BitFieldInsert
-            | BitFieldSExtract | BitFieldUExtract => {
+            BitwiseAnd | BitwiseOr | BitwiseXor => {
+                // With a constant operand, from whole-number arithmetic on the float:
+                // x & c bit by bit (a mod for c = 2^k - 1), x | c = x + c - (x & c),
+                // x ^ c = x + c - 2 (x & c); exact for |x| < 2^24, negatives included.
+                let (a, _) = self.vec_operand(inst, 0, frame)?;
+                let (b, _) = self.vec_operand(inst, 1, frame)?;
+                let n = lanes.max(1) as usize;
+                let lanes_of = |l: &Self, o: &Operand| {
+                    let c = mir::passes::fold::constant_n(&l.f, o, n as u8)?;
+                    c[..n]
+                        .iter()
+                        .map(|&x| (x.fract() == 0.0 && x.abs() < 16_777_216.0).then_some(x as i64))
+                        .collect::<Option<Vec<i64>>>()
+                };
+                let (x, c) = match (lanes_of(self, &a), lanes_of(self, &b)) {
+                    (_, Some(c)) => (a, c),
+                    (Some(c), None) => (b, c),
+                    (None, None) => {
+                        self.error(
+                            rule::INTEGER,
+                            inst,
+                            format!("Op{op:?} of two computed values: integers are carried in floats, which have bitwise operations only with a constant (`i & 3`, `i ^ 1`)"),
+                        );
+                        return None;
+                    }
+                };
+                let Some(and) = self.and_const(x, &c, lanes, span) else {
+                    self.error(
+                        rule::INTEGER,
+                        inst,
+                        format!("Op{op:?} with the constant {c:?}: integers are carried in floats, where a mask of more than 8 bits (other than 2^k - 1) is not computed"),
+                    );
+                    return None;
+                };
+                let cf: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+                let k = self.fconst(&cf, span);
+                let r = match op {
+                    BitwiseAnd => and,
+                    BitwiseOr => {
+                        let sum = self.emit(Op::Add, vec![x, k], fty, span);
+                        self.emit(Op::Sub, vec![sum, and], fty, span)
+                    }
+                    _ => {
+                        let sum = self.emit(Op::Add, vec![x, k], fty, span);
+                        let two = self.fconst(&vec![2.0; n], span);
+                        self.emit(Op::Mad, vec![and, two.negated(), sum], fty, span)
+                    }
+                };
+                Some(vector(r, lanes))
+            }
+            BitReverse | BitCount | BitFieldInsert | BitFieldSExtract | BitFieldUExtract => {
                 self.error(
                     rule::INTEGER,
                     inst,
@@ -624,6 +673,66 @@ impl Lowerer<'_> {
     }
 
     /// The value of an integer constant id, if it is one.
+    /// `x & c` for constant lanes `c` (whole numbers carried in floats): `x mod 2^k` when
+    /// every lane is `2^k - 1`, else the sum of `c`'s bits of `x` (at most 8 bits; a
+    /// negative `c` as `x - (x & !c)`).
+    fn and_const(&mut self, x: Operand, c: &[i64], lanes: u8, span: Span) -> Option<Operand> {
+        let n = c.len();
+        let fty = Ty::float(lanes.max(1));
+        if c.iter().any(|&v| v < 0) {
+            if !c.iter().all(|&v| v < 0) {
+                return None;
+            }
+            let inverted: Vec<i64> = c.iter().map(|&v| !v).collect();
+            let part = self.and_const(x, &inverted, lanes, span)?;
+            return Some(self.emit(Op::Sub, vec![x, part], fty, span));
+        }
+        let splat = |v: f32| vec![v; n];
+        if c.iter().all(|&v| v == c[0]) && (c[0] + 1).count_ones() == 1 {
+            // x mod 2^k = x - 2^k floor(x / 2^k).
+            let m = (c[0] + 1) as f32;
+            let rm = self.fconst(&splat(1.0 / m), span);
+            let q = self.emit(Op::Mul, vec![x, rm], fty, span);
+            let fl = self.emit(Op::Floor, vec![q], fty, span);
+            let mk = self.fconst(&splat(m), span);
+            return Some(self.emit(Op::Mad, vec![fl, mk.negated(), x], fty, span));
+        }
+        let bits = c.iter().fold(0i64, |acc, &v| acc | v);
+        if bits >= 1 << 24 || c.iter().any(|v| v.count_ones() > 8) {
+            return None;
+        }
+        // Σ over the bits b of c: 2^b (floor(x / 2^b) mod 2).
+        let mut acc: Option<Operand> = None;
+        for b in 0..24 {
+            if bits & (1 << b) == 0 {
+                continue;
+            }
+            let p = (1u32 << b) as f32;
+            let inv = self.fconst(&splat(1.0 / p), span);
+            let q = self.emit(Op::Mul, vec![x, inv], fty, span);
+            let shifted = self.emit(Op::Floor, vec![q], fty, span);
+            let half = self.fconst(&splat(0.5), span);
+            let h = self.emit(Op::Mul, vec![shifted, half], fty, span);
+            let hf = self.emit(Op::Floor, vec![h], fty, span);
+            let two = self.fconst(&splat(2.0), span);
+            // The bit: shifted - 2 floor(shifted / 2).
+            let bit = self.emit(Op::Mad, vec![hf, two.negated(), shifted], fty, span);
+            let weights: Vec<f32> = c
+                .iter()
+                .map(|&v| if v & (1 << b) != 0 { p } else { 0.0 })
+                .collect();
+            let w = self.fconst(&weights, span);
+            acc = Some(match acc {
+                None => self.emit(Op::Mul, vec![bit, w], fty, span),
+                Some(a) => self.emit(Op::Mad, vec![bit, w, a], fty, span),
+            });
+        }
+        match acc {
+            Some(a) => Some(a),
+            None => Some(self.fconst(&splat(0.0), span)),
+        }
+    }
+
     pub(super) fn const_int(&self, id: Word) -> Option<i64> {
         let def = self.valid.defs.get(&id)?;
         if !matches!(
