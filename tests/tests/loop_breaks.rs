@@ -410,3 +410,46 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
         pica.reflection.stats.instructions
     );
 }
+
+/// glslang's `do { } while` (the test in the continue block): its trip count is constant.
+#[test]
+fn a_do_while_loop_with_its_test_at_the_end() {
+    for file in ["do_while.frag.spv", "do_while.frag.opt.spv"] {
+        let bytes = std::fs::read(tests::fixtures("edge").join(file)).unwrap();
+        for &profile in &PROFILES {
+            let options = Options::agal(profile).stage(Stage::Fragment);
+            let c = compile(Source::spirv(&bytes).named(file), &options)
+                .unwrap_or_else(|e| panic!("{file} {profile:?}: {e}"));
+            let p = Program::decode(&c.bytes).unwrap();
+            let mut constants = vec![[0.0f32; 4]; 28];
+            for k in &c.reflection.constants {
+                constants[number(&k.register)] = k.value;
+            }
+            let mut rng = Rng(0xd0);
+            for _ in 0..50 {
+                let v = rng.lanes(-1.0, 1.0);
+                let mut acc = 0.0f64;
+                for (i, x) in v.iter().enumerate() {
+                    acc = acc * 0.5 + f64::from(*x) * (i + 1) as f64;
+                }
+                let want = [acc, acc * acc, 0.0, 1.0];
+                let mut varyings = vec![[0.0f32; 4]; 8];
+                varyings[number(&c.reflection.inputs[0].register)] = v;
+                let out = run_fragment(
+                    &p,
+                    &varyings,
+                    &FragmentInputs {
+                        constants: &constants,
+                        textures: &(),
+                    },
+                )
+                .unwrap();
+                assert!(
+                    close(out.colors[0], want, 1e-5),
+                    "{file} {profile:?} {v:?}: {:?} vs {want:?}",
+                    out.colors[0]
+                );
+            }
+        }
+    }
+}

@@ -24,7 +24,8 @@ const MAX_TRIPS: u32 = 256;
 
 /// Gives every qualifying loop its array's bound. Returns whether anything changed.
 pub fn run(m: &mut Module) -> bool {
-    let mut changed = isolate_steps(&mut m.function);
+    let mut changed = back_edges_alone(&mut m.function);
+    changed |= isolate_steps(&mut m.function);
     // One loop at a time, each on a fresh analysis.
     let mut done: Vec<BlockId> = Vec::new();
     loop {
@@ -42,6 +43,63 @@ pub fn run(m: &mut Module) -> bool {
         bound(&mut m.function, &p);
         changed = true;
     }
+}
+
+/// Gives each `do { } while (c)` loop (whose continue block tests and branches back or out)
+/// a continue block of its own that only jumps back: the test is then an exit inside the
+/// iteration, and `unroll` counts its trips like a `for` loop's. Returns whether anything
+/// changed.
+pub(super) fn back_edges_alone(f: &mut Function) -> bool {
+    let regions = Regions::new(f);
+    let mut changed = false;
+    for l in &regions.constructs {
+        let Structure::Loop { merge, cont } = l.structure else {
+            continue;
+        };
+        let Terminator::Branch {
+            then, otherwise, ..
+        } = &f.blocks[cont].term
+        else {
+            continue;
+        };
+        let targets = [then.target, otherwise.target];
+        if !(targets.contains(&l.header) && targets.contains(&merge)) {
+            continue;
+        }
+        // A loop of one block (spirv-opt's `do { } while`): its body moves to a block of
+        // its own after the header, which keeps the parameters and the loop annotation.
+        let cont = if cont == l.header {
+            f.split_block(l.header, 0)
+        } else {
+            cont
+        };
+        if f.blocks[cont].structure.is_some() {
+            continue;
+        }
+        let span = f.blocks[cont].span;
+        let back = f.new_block(span);
+        let Terminator::Branch {
+            then, otherwise, ..
+        } = &mut f.blocks[cont].term
+        else {
+            continue;
+        };
+        let e = if then.target == l.header {
+            then
+        } else {
+            otherwise
+        };
+        let args = std::mem::take(&mut e.args);
+        e.target = back;
+        f.blocks[back].term = Terminator::Jump(Edge {
+            target: l.header,
+            args,
+        });
+        f.blocks[cont].structure = Some(Structure::If { merge: back });
+        f.blocks[l.header].structure = Some(Structure::Loop { merge, cont: back });
+        changed = true;
+    }
+    changed
 }
 
 /// Leaves each loop's continue block only the stepping of its counters (`p + constant`
