@@ -424,14 +424,19 @@ fn what_the_targets_cannot_do_is_refused_by_a_rule() {
             ];
             assert_eq!(refusal(dual, &options), "agal.dual-source");
             assert_eq!(refusal(shadow, &options), "lower.shadow-sampler");
-            // A case falling through into another is refused on AGAL, by a rule (the PICA
-            // computes it: see below).
-            if let Ok(g) = build(fall, &options) {
-                // spirv-opt may have restructured it into something AGAL takes: then it runs.
-                let out = fragment(&g, &[[1.0, 2.0, 3.0, 4.0], [2.0, 0.0, 0.0, 0.0]]);
-                assert_eq!(out.colors[0], [1.0, 1.5, 2.0, 2.5], "{fall}");
-            } else {
-                assert_eq!(refusal(fall, &options), "agal.unsupported");
+            // A case falling through into another: AGAL copies the case fallen into
+            // (`mir::passes::fallthrough`); every case computes what the PICA's does.
+            let g = build(fall, &options).unwrap_or_else(|e| panic!("{fall}: {e}"));
+            for k in -1..5 {
+                let v = [1.0, 2.0, 3.0, 4.0];
+                let want: Vec<f32> = match k {
+                    0 | 1 => v.iter().map(|x| x * 2.0).collect(),
+                    2 => v.iter().map(|x| (x + 1.0) * 0.5).collect(),
+                    3 => v.iter().map(|x| x * 0.5).collect(),
+                    _ => vec![0.0; 4],
+                };
+                let out = fragment(&g, &[v, [k as f32, 0.0, 0.0, 0.0]]);
+                assert_eq!(out.colors[0].to_vec(), want, "{fall} {profile:?} k = {k}");
             }
         }
     }

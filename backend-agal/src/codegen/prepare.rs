@@ -55,6 +55,7 @@ pub fn passes(branches: bool) -> Options {
         unroll_trips: 256,
         unroll_budget: 2048,
         predicate_breaks: true,
+        duplicate_joins: true,
         fuse_mad: false,
         float_bools: true,
         expand: Expand {

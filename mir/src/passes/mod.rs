@@ -35,6 +35,7 @@ pub mod cse;
 pub mod dce;
 pub mod exits;
 pub mod expand;
+pub mod fallthrough;
 pub mod finite;
 pub mod fold;
 pub mod ifconvert;
@@ -64,6 +65,10 @@ pub struct Options {
     /// Whether a loop's early exits become a flag its later iterations are predicated on
     /// (see [`breaks`]), so that it unrolls (for targets without a loop instruction).
     pub predicate_breaks: bool,
+    /// Whether joins no construct declares (a `switch` case falling through) are removed by
+    /// copying what follows them (see [`fallthrough`]), for targets that flatten every
+    /// branch.
+    pub duplicate_joins: bool,
     /// Unrolling stops when the program would exceed this many instructions.
     pub unroll_budget: usize,
     /// Whether independent narrow operations are packed into vec4 ones.
@@ -100,6 +105,7 @@ impl Default for Options {
             unroll_trips: 8,
             unroll_budget: 256,
             predicate_breaks: false,
+            duplicate_joins: false,
             pack: true,
             fuse_mad: true,
             keep_uniform_branches: false,
@@ -130,6 +136,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     let before = module.function.inst_count();
     let mut rounds = 0;
     run_pass(module, "once", once::run_before_ssa)?;
+    if options.duplicate_joins {
+        run_pass(module, "fallthrough", fallthrough::run)?;
+    }
     run_pass(module, "exits", exits::run)?;
     run_pass(module, "mem2reg", mem2reg::run)?;
     rounds += cleanup(module)?;
