@@ -245,7 +245,13 @@ impl<'a> Hooks<'a> for Selector<'a> {
             if self.outputs_at.contains_key(&v.value) {
                 continue;
             }
-            let n = self.f.ty(v.value).lanes;
+            // The output's lanes, read through the operand's swizzle (a vec3 returned as a
+            // vec4 output reads a fourth lane by its swizzle).
+            let n = self
+                .m
+                .outputs
+                .get(k)
+                .map_or(self.f.ty(v.value).lanes, |o| o.lanes);
             let dst = VDst::Reg(out.reg, out.index, out.mask);
             self.unary_into(v, dst, 0, n);
         }
@@ -427,7 +433,9 @@ impl Selector<'_> {
                 Op::Dph => true,
                 op => writes_any_lanes(op),
             };
-            if single && !self.fused.contains(&v.value) {
+            // Whole: the value has the output's lanes (not a vec3 read as a vec4).
+            let whole = self.m.outputs.get(k).map(|o| o.lanes) == Some(self.f.ty(v.value).lanes);
+            if single && whole && !self.fused.contains(&v.value) {
                 out.insert(v.value, Place::Output(slot));
             }
         }
