@@ -149,6 +149,10 @@ pub struct Options {
     pub profile: Profile,
     /// AGAL: sampler flags by binding, over the defaults.
     pub samplers: Vec<SamplerFlags>,
+    /// AGAL: the varying (location) that carries the vertex position on to the fragment
+    /// program for `gl_FragCoord`. [`compile_pair`] sets it for both programs; the fragment
+    /// program then reads the uniform `spv2retro_viewport` (width, height in pixels).
+    pub position_varying: Option<u32>,
 }
 
 impl Options {
@@ -204,6 +208,9 @@ impl Options {
         backend_agal::codegen::Options {
             profile: self.profile,
             samplers: self.samplers.clone(),
+            position_varying: self
+                .position_varying
+                .map(|k| u16::try_from(k).unwrap_or(u16::MAX)),
             ..Default::default()
         }
     }
@@ -262,6 +269,12 @@ struct Lowered {
     mir: mir::Module,
     /// The assembly text, when the input was text (diagnostics quote it).
     text: Option<String>,
+}
+
+/// The stage of the entry point `options` choose in `source`.
+#[cfg(feature = "cli")]
+pub(crate) fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, Error> {
+    lower(source, options).map(|l| l.stage)
 }
 
 fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
@@ -422,6 +435,65 @@ pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> 
             })?,
     };
     Ok(mir::print::print_module(&m))
+}
+
+/// AGAL: compiles a vertex and a fragment shader as the pair a `Program3D` uploads, and
+/// checks that they link (see [`check_link`]). When the fragment shader reads
+/// `gl_FragCoord`, the vertex program also passes its position on in the first varying
+/// neither shader uses, and the fragment program computes the window position from it and
+/// the uniform `spv2retro_viewport` (width, height in pixels), which the reflection lists.
+///
+/// ```
+/// use spv2retro::{Options, Profile, Source, Stage, compile_pair};
+/// let vert = "#version 450\nlayout(location = 0) in vec4 p;\nvoid main() { gl_Position = p; }";
+/// let frag = "#version 450\nlayout(location = 0) out vec4 c;\n\
+///             void main() { c = vec4(gl_FragCoord.xy / 256.0, 0.0, 1.0); }";
+/// let (v, f) = compile_pair(
+///     Source::glsl(vert, Stage::Vertex),
+///     Source::glsl(frag, Stage::Fragment),
+///     &Options::agal(Profile::Standard),
+/// )?;
+/// assert!(f.reflection.uniforms.iter().any(|u| u.name == "spv2retro_viewport"));
+/// # let _ = v;
+/// # Ok::<(), spv2retro::Error>(())
+/// ```
+pub fn compile_pair(
+    vertex: Source<'_>,
+    fragment: Source<'_>,
+    options: &Options,
+) -> Result<(Compiled, Compiled), Error> {
+    let mut options = options.clone();
+    options.target = Target::Agal;
+    let vertex_options = options.clone().stage(Stage::Vertex);
+    let fragment_options = options.clone().stage(Stage::Fragment);
+    let frag = lower(fragment, &fragment_options)?;
+    if backend_agal::codegen::position::reads_frag_coord(&frag.mir)
+        && options.position_varying.is_none()
+    {
+        let vert = lower(vertex, &vertex_options)?;
+        let used: Vec<u32> = frag
+            .mir
+            .inputs
+            .iter()
+            .map(|(_, i)| i.location)
+            .chain(vert.mir.outputs.iter().filter_map(|o| o.location))
+            .collect();
+        options.position_varying = (0..8).find(|k| !used.contains(k));
+        if options.position_varying.is_none() {
+            return Err(Error::other(
+                ErrorKind::Rejected,
+                format!(
+                    "{}: gl_FragCoord needs a varying to pass the position on, and the pair uses \
+                     all eight",
+                    fragment.name
+                ),
+            ));
+        }
+    }
+    let v = compile(vertex, &options.clone().stage(Stage::Vertex))?;
+    let f = compile(fragment, &options.stage(Stage::Fragment))?;
+    check_link(&v, &f, fragment.name)?;
+    Ok((v, f))
 }
 
 /// AGAL: checks that a vertex and a fragment program compiled together link: the

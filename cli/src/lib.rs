@@ -61,7 +61,7 @@ pub mod cli;
 
 pub use compile::{
     Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
-    mir_text,
+    compile_pair, mir_text,
 };
 pub use error::{Error, ErrorKind};
 

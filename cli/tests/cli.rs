@@ -539,3 +539,59 @@ fn spv2agal_warns_about_an_output_it_had_to_write_and_still_succeeds() {
     let bytes = std::fs::read(dir.join("discard.agal")).unwrap();
     assert!(backend_agal::validate(&bytes, backend_agal::Profile::Baseline).is_ok());
 }
+
+/// gl_FragCoord: the fragment shader alone is refused (exit 1, no file); with `--link` to
+/// the vertex shader each program of the pair is written, the vertex one passing its
+/// position on, the fragment one listing the viewport uniform in its reflection.
+#[test]
+fn spv2agal_compiles_frag_coord_as_a_linked_pair() {
+    let dir = agal_scratch("fragcoord");
+    let vert = dir.join("p.vert");
+    let frag = dir.join("p.frag");
+    std::fs::write(
+        &vert,
+        "#version 450\nlayout(location = 0) in vec4 pos;\nvoid main() { gl_Position = pos; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &frag,
+        "#version 450\nlayout(location = 0) out vec4 c;\n\
+         void main() { c = vec4(gl_FragCoord.xy, 0.0, 1.0); }\n",
+    )
+    .unwrap();
+    let (v, f) = (vert.to_str().unwrap(), frag.to_str().unwrap());
+    let alone = run(AGAL, &[f], None);
+    assert_eq!(alone.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(
+        err.contains("gl_FragCoord") && err.contains("--link"),
+        "{err}"
+    );
+    assert!(!dir.join("p.agal").exists(), "no partial output");
+    let reflect = dir.join("f.json");
+    let out = run(
+        AGAL,
+        &[f, "--link", v, "--reflect", reflect.to_str().unwrap()],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("p.agal").exists());
+    let json = std::fs::read_to_string(&reflect).unwrap();
+    assert!(json.contains("spv2retro_viewport"), "{json}");
+    let listing = run(AGAL, &[v, "--link", f, "--emit", "asm", "-o", "-"], None);
+    assert!(
+        listing.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listing.stderr)
+    );
+    // The position goes to op and on to a varying.
+    let text = stdout(&listing);
+    assert!(
+        text.contains("mov op, va0") && text.contains("mov v0, va0"),
+        "{text}"
+    );
+}

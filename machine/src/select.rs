@@ -152,6 +152,7 @@ pub fn reads_in_place(op: Op) -> bool {
             | Op::LoadUniform { .. }
             | Op::LoadBoolUniform { .. }
             | Op::InstanceIndex
+            | Op::FragCoord
             | Op::Const(_)
     )
 }

@@ -111,6 +111,8 @@ pub fn run(module: &Module, env: &Env<'_>) -> Result<Outcome, EvalError> {
                 }
                 // The interpreter draws one instance, the first.
                 Op::InstanceIndex => Some([0.0; 4]),
+                // The interpreter draws no primitive: the window's origin.
+                Op::FragCoord => Some([0.0, 0.0, 0.0, 1.0]),
                 Op::LoadBoolUniform { register } => {
                     let b = env.bools.get(register as usize).copied().ok_or_else(|| {
                         EvalError(format!("bool uniform {register} is out of range"))
@@ -330,6 +332,7 @@ pub fn apply(
         | Op::LoadUniform { .. }
         | Op::LoadBoolUniform { .. }
         | Op::InstanceIndex
+        | Op::FragCoord
         | Op::Sample { .. }
         | Op::Kill
         | Op::LoadLocal(_)

@@ -244,6 +244,9 @@ pub enum Op {
     },
     /// The instance being drawn (`gl_InstanceIndex`; AGAL 3's `iid`): a float scalar.
     InstanceIndex,
+    /// The fragment's window position (`gl_FragCoord`: x, y, depth, 1/w), which a back end
+    /// computes (AGAL from the position its vertex program passes on).
+    FragCoord,
     /// Samples a texture at the first operand's coordinates (with the second operand as
     /// bias or level of detail): 4 floats.
     Sample {
@@ -290,6 +293,7 @@ impl Op {
             Op::LoadUniform { register } => format!("uniform u{register}"),
             Op::LoadBoolUniform { register } => format!("bool_uniform b{register}"),
             Op::InstanceIndex => "instance_index".into(),
+            Op::FragCoord => "frag_coord".into(),
             Op::Sample {
                 sampler,
                 kind,
@@ -402,6 +406,7 @@ impl Op {
             Op::LoadInput(_)
             | Op::LoadBoolUniform { .. }
             | Op::InstanceIndex
+            | Op::FragCoord
             | Op::LoadLocal(_)
             | Op::Const(_) => 0,
             Op::MatVec(n) => n as usize + 1,

@@ -30,6 +30,7 @@ pub fn is_temporary(f: &Function, v: Value) -> bool {
                 | Op::LoadUniform { .. }
                 | Op::LoadBoolUniform { .. }
                 | Op::InstanceIndex
+                | Op::FragCoord
         ),
     }
 }

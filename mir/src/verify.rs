@@ -327,6 +327,7 @@ fn check_result(
         Op::Cmp(_) | Op::And | Op::Or | Op::Not => expect_one(Kind::Bool, None),
         Op::LoadBoolUniform { .. } => expect_one(Kind::Bool, Some(1)),
         Op::InstanceIndex => expect_one(Kind::Float, Some(1)),
+        Op::FragCoord => expect_one(Kind::Float, Some(4)),
         Op::LoadUniform { .. } | Op::Sample { .. } => expect_one(Kind::Float, Some(4)),
         Op::LoadInput(input) => {
             let lanes = module.inputs.get(input).map(|i| i.lanes);

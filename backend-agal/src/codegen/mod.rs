@@ -25,6 +25,7 @@ pub mod interface;
 pub mod link;
 pub mod matrix;
 pub mod pool;
+pub mod position;
 pub mod prepare;
 pub mod reflect;
 pub mod required;
@@ -60,6 +61,9 @@ pub struct Options {
     /// When small values share registers (by default when the program needs more
     /// temporaries than the profile has).
     pub packing: Packing,
+    /// The varying that carries the vertex position to the fragment program, for
+    /// `gl_FragCoord` (see [`position`]): set for both programs of a pair.
+    pub position_varying: Option<u16>,
     /// Whether values computed from inputs, uniforms and literals alone may be computed
     /// again at each reader when the program still needs more temporaries (on unless a test
     /// wants to see the difference).
@@ -72,6 +76,7 @@ impl Default for Options {
             profile: Profile::Baseline,
             samplers: Vec::new(),
             packing: Packing::WhenNeeded,
+            position_varying: None,
             rematerialise: true,
         }
     }
@@ -130,6 +135,8 @@ fn limit(message: String) -> Diagnostic {
 /// The module as the selector receives it (what `--emit mir` prints).
 pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics> {
     interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
+    let linked = position::link(module, options.position_varying)?;
+    let module = linked.as_ref().unwrap_or(module);
     let (completed, _) = required::complete(module).map_err(Diagnostics)?;
     let module = completed.as_ref().unwrap_or(module);
     prepare::prepare(module, options.profile, false)
@@ -170,6 +177,8 @@ fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Com
     let profile = options.profile;
     let limits = profile.limits();
     interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
+    let linked = position::link(module, options.position_varying)?;
+    let module = linked.as_ref().unwrap_or(module);
     let (completed, warnings) = required::complete(module).map_err(Diagnostics)?;
     let module = completed.as_ref().unwrap_or(module);
     let prepared = prepare::prepare(module, profile, flatten).map_err(Diagnostics)?;

@@ -120,14 +120,48 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
         }
         return write_output(common, &display, "mir", text.as_bytes());
     }
-    let program = crate::compile(source, &options)?;
+    let program = match target {
+        // Linked with the other stage's shader: compiled as a pair (which passes the position
+        // on when the fragment shader reads gl_FragCoord), and checked.
+        Target::Agal(Agal {
+            link: Some(other), ..
+        }) if other.extension().and_then(|e| e.to_str()) != Some("agal") => {
+            let shown = display_name(other);
+            let other_bytes = read_input(other)?;
+            let mine = crate::compile::stage_of(source, &options)?;
+            let theirs = if mine == Stage::Vertex {
+                Stage::Fragment
+            } else {
+                Stage::Vertex
+            };
+            let other_source = self::source(other, &other_bytes, &shown, Some(theirs))?;
+            let mut pair_options = options.clone();
+            pair_options.stage = None;
+            pair_options.entry = None;
+            let (v, f) = if mine == Stage::Vertex {
+                crate::compile_pair(source, other_source, &pair_options)?
+            } else {
+                crate::compile_pair(other_source, source, &pair_options)?
+            };
+            let (program, other_program) = if mine == Stage::Vertex {
+                (v, f)
+            } else {
+                (f, v)
+            };
+            eprint!("{}", other_program.rendered_warnings());
+            program
+        }
+        _ => crate::compile(source, &options)?,
+    };
     // Warnings go to stderr and do not change the exit status.
     eprint!("{}", program.rendered_warnings());
     if let Target::Agal(Agal {
         link: Some(other), ..
     }) = target
     {
-        check_link(&program, other, &options)?;
+        if other.extension().and_then(|e| e.to_str()) == Some("agal") {
+            check_link(&program, other, &options)?;
+        }
     }
     if common.check {
         return Ok(());

@@ -111,6 +111,11 @@ impl Lowerer<'_> {
                 let v = self.emit(Op::InstanceIndex, Vec::new(), Ty::float(1), span);
                 self.component(v, 1, path, inst)
             }
+            // The window position: AGAL computes it from a varying its vertex program passes.
+            Storage::BuiltinInput(BuiltIn::FragCoord) => {
+                let v = self.emit(Op::FragCoord, Vec::new(), Ty::float(4), span);
+                self.component(v, 4, path, inst)
+            }
             Storage::BuiltinInput(b) => {
                 self.error(
                     rule::INTERFACE,

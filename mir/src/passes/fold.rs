@@ -78,6 +78,7 @@ pub fn run(f: &mut Function) -> bool {
                         | Op::LoadInput(_)
                         | Op::LoadBoolUniform { .. }
                         | Op::InstanceIndex
+                        | Op::FragCoord
                         | Op::Sample { .. }
                 )
             {

@@ -246,6 +246,7 @@ fn plan(
                             | Op::LoadInput(_)
                             | Op::LoadBoolUniform { .. }
                             | Op::InstanceIndex
+                            | Op::FragCoord
                             | Op::Sample { .. }
                     )
                 {
