@@ -453,3 +453,61 @@ fn a_do_while_loop_with_its_test_at_the_end() {
         }
     }
 }
+
+/// A `for` loop whose counter is declared and set before it (`int i = 0; for (; i < 4; ++i)`):
+/// its trip count is as constant as the usual form's, on both targets.
+#[test]
+fn a_for_loop_with_its_counter_set_before_it() {
+    let glsl = "#version 450
+layout(location = 0) in vec4 v;
+layout(location = 0) out vec4 color;
+void main() {
+    float acc = 0.0;
+    int i = 1;
+    for (; i < 4; ++i) {
+        acc = acc * 2.0 + v[i];
+    }
+    color = vec4(acc, float(i), 0.0, 1.0);
+    gl_Position = v;
+}
+";
+    let want = |v: [f32; 4]| {
+        let mut acc = 0.0f64;
+        for x in &v[1..4] {
+            acc = acc * 2.0 + f64::from(*x);
+        }
+        [acc, 4.0, 0.0, 1.0]
+    };
+    let programs = agal(glsl, Stage::Vertex);
+    let pica = compile(Source::glsl(glsl, Stage::Vertex), &Options::pica())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = Simulator::new(&pica.bytes).unwrap();
+    let mut rng = Rng(0xf0);
+    for _ in 0..50 {
+        let v = rng.lanes(-1.0, 1.0);
+        for (profile, c, p) in &programs {
+            let out = run_vertex(
+                p,
+                &VertexInputs {
+                    attributes: &[v],
+                    constants: &named_constants(c, &[]),
+                    instance_id: 0,
+                },
+            )
+            .unwrap();
+            let color = c.reflection.outputs.iter().find(|o| o.name == "color");
+            let got = out.varyings[number(&color.unwrap().register)];
+            assert!(close(got, want(v), 1e-5), "{profile:?}: {got:?}");
+        }
+        let mut u = Uniforms::default();
+        for (slot, x) in u.float.iter_mut().zip(named_constants(&pica, &[])) {
+            *slot = x;
+        }
+        let mut inputs = [[0.0f32; 4]; 16];
+        inputs[number(&pica.reflection.inputs[0].register)] = v;
+        let out = sim.run(0, &inputs, &u).unwrap();
+        let color = pica.reflection.outputs.iter().find(|o| o.name == "color");
+        let got = out.outputs[number(&color.unwrap().register)];
+        assert!(close(got, want(v), 2e-3), "PICA200: {got:?}");
+    }
+}
