@@ -55,6 +55,7 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
     options
 }
 
+pub mod driven;
 pub mod generate;
 pub mod mirtest;
 pub mod reference;

@@ -9,6 +9,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile, compile_pair};
+use tests::driven::register_number as number;
 use tests::mirtest::Rng;
 
 const VERTEX: &str = "#version 450
@@ -29,13 +30,6 @@ void main() {
                  gl_FragCoord.w) + vTint * 0.0;
 }
 ";
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
 
 fn constants(c: &Compiled, viewport: [f32; 4]) -> Vec<[f32; 4]> {
     let mut regs = vec![[0.0f32; 4]; 128];

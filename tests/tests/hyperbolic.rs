@@ -5,14 +5,9 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
-use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use spv2retro::{Compiled, Options, Source, Stage, compile};
+use tests::driven::{AGAL_PROFILES, literal_constants, register_number as number};
 use tests::mirtest::Rng;
-
-const PROFILES: [Profile; 3] = [
-    Profile::Baseline,
-    Profile::Standard,
-    Profile::StandardExtended,
-];
 
 /// Eight functions of the four lanes of `a`, in two vec4s.
 const BODY: &str = "
@@ -50,21 +45,6 @@ fn fragment_shader(which: usize) -> String {
          void main() {{{BODY}    color = r{};\n}}\n",
         which + 1
     )
-}
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
-
-fn constants(c: &Compiled) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for k in &c.reflection.constants {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
 }
 
 fn check(what: &str, a: [f32; 4], got: [f32; 4], want: [f64; 4], tolerance: f64) {
@@ -105,7 +85,7 @@ fn hyperbolic_functions_on_the_pica200() {
         )
     };
     let mut u = Uniforms::default();
-    for (slot, v) in u.float.iter_mut().zip(constants(&c)) {
+    for (slot, v) in u.float.iter_mut().zip(literal_constants(&c)) {
         *slot = v;
     }
     for a in inputs(7) {
@@ -121,7 +101,7 @@ fn hyperbolic_functions_on_the_pica200() {
 
 #[test]
 fn hyperbolic_functions_in_agal_vertex_and_fragment_programs() {
-    for profile in PROFILES {
+    for profile in AGAL_PROFILES {
         let options = Options::agal(profile);
         let v = compile(Source::glsl(&vertex_shader(), Stage::Vertex), &options)
             .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
@@ -153,7 +133,7 @@ fn hyperbolic_functions_in_agal_vertex_and_fragment_programs() {
                 &vp,
                 &VertexInputs {
                     attributes: &[a],
-                    constants: &constants(&v),
+                    constants: &literal_constants(&v),
                     instance_id: 0,
                 },
             )
@@ -168,7 +148,7 @@ fn hyperbolic_functions_in_agal_vertex_and_fragment_programs() {
                     p,
                     &varyings,
                     &FragmentInputs {
-                        constants: &constants(f),
+                        constants: &literal_constants(f),
                         textures: &(),
                     },
                 )

@@ -4,6 +4,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use spv2retro::{Options, Profile, Source, Stage, compile};
+use tests::driven::register_number as number;
 
 const SHADER: &str = "#version 450
 layout(location = 0) in vec4 pos;
@@ -13,13 +14,6 @@ void main() {
     gl_Position = pos + vec4(float(gl_InstanceIndex), 0.0, 0.0, 0.0);
 }
 ";
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
 
 #[test]
 fn agal_3_reads_the_instance_number_from_iid() {

@@ -8,6 +8,7 @@ use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use tests::driven::{literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
 const SHADER: &str = "#version 450
@@ -37,26 +38,6 @@ fn expected(a: [f32; 4]) -> [[f64; 4]; 2] {
     ]
 }
 
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
-
-fn constants(c: &Compiled) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for k in c
-        .reflection
-        .constants
-        .iter()
-        .filter(|k| !k.register.starts_with('i'))
-    {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
-}
-
 fn output(c: &Compiled, name: &str) -> usize {
     number(
         &c.reflection
@@ -82,7 +63,7 @@ fn bitwise_operations_with_a_constant_on_both_targets() {
         .unwrap_or_else(|e| panic!("{e}"));
     let sim = Simulator::new(&pica.bytes).unwrap();
     let mut u = Uniforms::default();
-    for (slot, v) in u.float.iter_mut().zip(constants(&pica)) {
+    for (slot, v) in u.float.iter_mut().zip(literal_constants(&pica)) {
         *slot = v;
     }
     let agal: Vec<(Profile, Compiled, Program)> = [
@@ -118,7 +99,7 @@ fn bitwise_operations_with_a_constant_on_both_targets() {
                 prog,
                 &VertexInputs {
                     attributes: &[a],
-                    constants: &constants(c),
+                    constants: &literal_constants(c),
                     instance_id: 0,
                 },
             )

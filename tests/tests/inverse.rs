@@ -7,13 +7,8 @@ use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use tests::driven::{AGAL_PROFILES, register_number as number};
 use tests::mirtest::Rng;
-
-const PROFILES: [Profile; 3] = [
-    Profile::Baseline,
-    Profile::Standard,
-    Profile::StandardExtended,
-];
 
 /// `inverse(m) * v` for an n×n matrix `m` made of uniform columns.
 fn shader(n: usize) -> String {
@@ -76,13 +71,6 @@ fn inverse(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
-
 fn constants(c: &Compiled, columns: &[[f32; 4]]) -> Vec<[f32; 4]> {
     let mut regs = vec![[0.0f32; 4]; 128];
     for (k, col) in columns.iter().enumerate() {
@@ -117,7 +105,7 @@ fn inverse_of_2x2_3x3_and_4x4_matrices() {
         let pica = compile(Source::glsl(&glsl, Stage::Vertex), &Options::pica())
             .unwrap_or_else(|e| panic!("mat{n}: {e}"));
         let sim = Simulator::new(&pica.bytes).unwrap();
-        let agal: Vec<(Profile, Compiled, Program)> = PROFILES
+        let agal: Vec<(Profile, Compiled, Program)> = AGAL_PROFILES
             .iter()
             .filter_map(|&p| {
                 match compile(Source::glsl(&glsl, Stage::Vertex), &Options::agal(p)) {

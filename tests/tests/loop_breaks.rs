@@ -8,13 +8,8 @@ use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use tests::driven::{AGAL_PROFILES, register_number as number};
 use tests::mirtest::Rng;
-
-const PROFILES: [Profile; 3] = [
-    Profile::Baseline,
-    Profile::Standard,
-    Profile::StandardExtended,
-];
 
 /// The issue's loop: `acc` grows until it passes `limit`.
 const ACCUMULATE: &str = "
@@ -114,13 +109,6 @@ fn vertex(body: &str, functions: &str) -> String {
     )
 }
 
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
-
 /// The constant registers: `limit` where the reflection puts it, then the literals.
 fn constants(c: &Compiled, limit: f32) -> Vec<[f32; 4]> {
     let mut regs = vec![[0.0f32; 4]; 128];
@@ -154,7 +142,7 @@ fn cases(seed: u64) -> Vec<([f32; 4], f32)> {
 
 /// Compiles `glsl` for every AGAL profile (as a `stage` program).
 fn agal(glsl: &str, stage: Stage) -> Vec<(Profile, Compiled, Program)> {
-    PROFILES
+    AGAL_PROFILES
         .iter()
         .map(|&profile| {
             let options = Options::agal(profile).stage(stage);
@@ -416,7 +404,7 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
 fn a_do_while_loop_with_its_test_at_the_end() {
     for file in ["do_while.frag.spv", "do_while.frag.opt.spv"] {
         let bytes = std::fs::read(tests::fixtures("edge").join(file)).unwrap();
-        for &profile in &PROFILES {
+        for &profile in &AGAL_PROFILES {
             let options = Options::agal(profile).stage(Stage::Fragment);
             let c = compile(Source::spirv(&bytes).named(file), &options)
                 .unwrap_or_else(|e| panic!("{file} {profile:?}: {e}"));

@@ -6,14 +6,9 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
-use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use spv2retro::{Compiled, Options, Source, Stage, compile};
+use tests::driven::{AGAL_PROFILES, literal_constants, register_number as number};
 use tests::mirtest::Rng;
-
-const PROFILES: [Profile; 3] = [
-    Profile::Baseline,
-    Profile::Standard,
-    Profile::StandardExtended,
-];
 
 /// Rust's view of the five results.
 fn expected(a: [f32; 4]) -> [[f64; 4]; 5] {
@@ -48,26 +43,6 @@ fn variants(stem: &str) -> [(String, Vec<u8>); 2] {
         let bytes = spv(&n);
         (n, bytes)
     })
-}
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
-}
-
-fn constants(c: &Compiled) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for k in c
-        .reflection
-        .constants
-        .iter()
-        .filter(|k| !k.register.starts_with('i'))
-    {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
 }
 
 fn inputs() -> Vec<[f32; 4]> {
@@ -110,7 +85,7 @@ fn pica(name: &str, bytes: &[u8]) {
         .unwrap_or_else(|e| panic!("{e}"));
     let sim = Simulator::new(&c.bytes).unwrap();
     let mut u = Uniforms::default();
-    for (slot, v) in u.float.iter_mut().zip(constants(&c)) {
+    for (slot, v) in u.float.iter_mut().zip(literal_constants(&c)) {
         *slot = v;
     }
     // Five vec4 outputs: the PICA200's default semantics carry some lanes of some (texture
@@ -159,7 +134,7 @@ fn pica(name: &str, bytes: &[u8]) {
 
 #[test]
 fn modf_frexp_and_ldexp_in_agal_programs() {
-    for (profile, variant) in PROFILES.iter().flat_map(|&p| [(p, 0), (p, 1)]) {
+    for (profile, variant) in AGAL_PROFILES.iter().flat_map(|&p| [(p, 0), (p, 1)]) {
         let options = Options::agal(profile);
         let (_, vbytes) = &variants("modf_frexp.vert")[variant];
         let v =
@@ -183,7 +158,7 @@ fn modf_frexp_and_ldexp_in_agal_programs() {
                 &vp,
                 &VertexInputs {
                     attributes: &[a],
-                    constants: &constants(&v),
+                    constants: &literal_constants(&v),
                     instance_id: 0,
                 },
             )
@@ -206,7 +181,7 @@ fn modf_frexp_and_ldexp_in_agal_programs() {
                     p,
                     &varyings,
                     &FragmentInputs {
-                        constants: &constants(f),
+                        constants: &literal_constants(f),
                         textures: &(),
                     },
                 )
@@ -226,7 +201,7 @@ fn the_pointer_forms_of_modf_and_frexp() {
     let mut cases: Vec<[f32; 4]> = (0..100).map(|_| rng.lanes(-20.0, 20.0)).collect();
     cases.push([-2.5, 3.0, 0.0, 0.0]);
     cases.push([0.25, -0.75, 8.0, -0.375]);
-    for profile in PROFILES {
+    for profile in AGAL_PROFILES {
         let options = Options::agal(profile).stage(Stage::Fragment);
         let c =
             compile(Source::spirv(&bytes), &options).unwrap_or_else(|e| panic!("{profile:?}: {e}"));
@@ -248,7 +223,7 @@ fn the_pointer_forms_of_modf_and_frexp() {
                 &p,
                 &varyings,
                 &FragmentInputs {
-                    constants: &constants(&c),
+                    constants: &literal_constants(&c),
                     textures: &(),
                 },
             )

@@ -8,6 +8,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, Texture, run_fragment};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use tests::driven::register_number as number;
 use tests::mirtest::Rng;
 
 /// Texture `k`: (x (k + 1), y + k, k / 2, 1) at coordinate (x, y).
@@ -56,13 +57,6 @@ fn expected(x: f64, y: f64) -> [f64; 4] {
         c[l] += t[l] * 0.5;
     }
     c
-}
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
 }
 
 #[test]

@@ -7,6 +7,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, run_fragment};
 use spv2retro::{Options, Profile, Source, Stage, compile};
+use tests::driven::register_number as number;
 use tests::mirtest::Rng;
 
 fn expected(v: [f32; 4]) -> [f64; 4] {
@@ -29,13 +30,6 @@ fn expected(v: [f32; 4]) -> [f64; 4] {
         acc += 0.5;
     }
     [acc, f64::from(k), 0.0, 1.0]
-}
-
-fn number(register: &str) -> usize {
-    register
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap()
 }
 
 #[test]

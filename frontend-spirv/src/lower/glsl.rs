@@ -166,34 +166,14 @@ impl Lowerer<'_> {
                 let x = arg(0)?;
                 let whole = self.emit(Op::Trunc, vec![x], ty, span);
                 let fract = self.emit(Op::Sub, vec![x, whole], ty, span);
-                if g == G::ModfStruct {
-                    return Some(Val::Composite(vec![
-                        vector(fract, lanes),
-                        vector(whole, lanes),
-                    ]));
-                }
-                let Some(Val::Pointer(place)) = args.get(1) else {
-                    return None;
-                };
-                let place = place.clone();
-                self.store(&place, &vector(whole, lanes), inst);
-                Some(vector(fract, lanes))
+                let parts = [vector(fract, lanes), vector(whole, lanes)];
+                self.two_results(g == G::ModfStruct, parts, args.get(1), inst)
             }
             G::Frexp | G::FrexpStruct => {
                 let x = arg(0)?;
                 let (significand, exponent) = self.frexp(x, lanes, span);
-                if g == G::FrexpStruct {
-                    return Some(Val::Composite(vec![
-                        vector(significand, lanes),
-                        vector(exponent, lanes),
-                    ]));
-                }
-                let Some(Val::Pointer(place)) = args.get(1) else {
-                    return None;
-                };
-                let place = place.clone();
-                self.store(&place, &vector(exponent, lanes), inst);
-                Some(vector(significand, lanes))
+                let parts = [vector(significand, lanes), vector(exponent, lanes)];
+                self.two_results(g == G::FrexpStruct, parts, args.get(1), inst)
             }
             G::Ldexp => {
                 // x 2^exp.
@@ -391,6 +371,26 @@ impl Lowerer<'_> {
 
     fn splat_const(&mut self, value: f32, lanes: u8, span: Span) -> Operand {
         self.fconst(&vec![value; lanes as usize], span)
+    }
+
+    /// The two results of `modf` or `frexp`: the struct form's members, or the first
+    /// returned and the second stored through the pointer operand `out`.
+    fn two_results(
+        &mut self,
+        struct_form: bool,
+        [first, second]: [Val; 2],
+        out: Option<&Val>,
+        inst: &Inst,
+    ) -> Option<Val> {
+        if struct_form {
+            return Some(Val::Composite(vec![first, second]));
+        }
+        let Some(Val::Pointer(place)) = out else {
+            return None;
+        };
+        let place = place.clone();
+        self.store(&place, &second, inst);
+        Some(first)
     }
 
     /// `frexp(x)`, lane-wise: the significand (0.5 ≤ |s| < 1, or 0) and the exponent

@@ -191,20 +191,7 @@ fn plan(m: &Module, regions: &Regions, l: Construct) -> Option<Plan> {
         return None;
     };
     let doms = &regions.doms;
-    let exits: Vec<BlockId> = f
-        .layout
-        .iter()
-        .copied()
-        .filter(|&b| {
-            doms.reachable(b)
-                && regions.contains(&l, b)
-                && f.blocks[b].term.successors().contains(&merge)
-        })
-        .collect();
-    let test = exits
-        .iter()
-        .copied()
-        .find(|&t| doms.dominates(t, cont) && exits.iter().all(|&x| doms.dominates(t, x)))?;
+    let (_, test) = super::breaks::exits_and_test(f, regions, l)?;
     if test == cont || cont == l.header {
         return None;
     }

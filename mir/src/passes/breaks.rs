@@ -57,7 +57,13 @@ struct Shape {
     breaks: Vec<BlockId>,
 }
 
-fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
+/// Loop `l`'s exits (the blocks with an edge to its merge) and its counter test: the first
+/// exit on every iteration's way, which dominates the continue block and every other exit.
+pub(super) fn exits_and_test(
+    f: &Function,
+    regions: &Regions,
+    l: Construct,
+) -> Option<(Vec<BlockId>, BlockId)> {
     let Structure::Loop { merge, cont } = l.structure else {
         return None;
     };
@@ -72,12 +78,19 @@ fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
                 && f.blocks[b].term.successors().contains(&merge)
         })
         .collect();
-    // The test is the first exit on every iteration's way: it dominates the continue
-    // block and every other exit.
     let test = exits
         .iter()
         .copied()
         .find(|&t| doms.dominates(t, cont) && exits.iter().all(|&x| doms.dominates(t, x)))?;
+    Some((exits, test))
+}
+
+fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
+    let Structure::Loop { merge, cont } = l.structure else {
+        return None;
+    };
+    let doms = &regions.doms;
+    let (exits, test) = exits_and_test(f, regions, l)?;
     let breaks: Vec<BlockId> = exits.into_iter().filter(|&b| b != test).collect();
     // The continue block runs on skipped iterations too: it may only count (`bounds`
     // moves the rest of its work into the iteration where it can).

@@ -1,0 +1,41 @@
+//! Driving compiled programs as an application does, through their reflection: register
+//! numbers from the reflection's spelling, and the constant registers an application
+//! uploads (the literals the reflection lists).
+
+use spv2retro::{Compiled, Profile};
+
+/// The three Stage3D profiles with distinct AGAL versions' code: AGAL 1, 2 and 3.
+pub const AGAL_PROFILES: [Profile; 3] = [
+    Profile::Baseline,
+    Profile::Standard,
+    Profile::StandardExtended,
+];
+
+/// The number of a register as the reflection spells it (`vc12` is 12, `o1` is 1).
+pub fn register_number(register: &str) -> usize {
+    let digits = register.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("register {register}"))
+}
+
+/// 128 float constant registers holding the literals the reflection lists (the PICA200's
+/// integer `i` registers, another file, left out).
+pub fn literal_constants(c: &Compiled) -> Vec<[f32; 4]> {
+    let mut regs = vec![[0.0f32; 4]; 128];
+    for k in c
+        .reflection
+        .constants
+        .iter()
+        .filter(|k| !k.register.starts_with('i'))
+    {
+        regs[register_number(&k.register)] = k.value;
+    }
+    regs
+}
+
+/// The register of the output called `name`.
+pub fn output_register(c: &Compiled, name: &str) -> usize {
+    let o = c.reflection.outputs.iter().find(|o| o.name == name);
+    register_number(&o.unwrap_or_else(|| panic!("no output {name}")).register)
+}
