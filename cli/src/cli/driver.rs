@@ -107,6 +107,13 @@ fn source<'a>(
 pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
     let display = display_name(&common.input);
     let bytes = read_input(&common.input)?;
+    if let Target::Agal(agal) = target {
+        match common.input.extension().and_then(|e| e.to_str()) {
+            Some("agalasm") => return assemble_agal(common, agal, stage, &display, &bytes),
+            Some("agal") => return disassemble_agal(common, agal, &display, &bytes),
+            _ => {}
+        }
+    }
     let source = source(&common.input, &bytes, &display, stage)?;
     let options = target.options(common, stage);
     let emits_mir = match target {
@@ -231,6 +238,105 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
     Ok(crate::check_link(v, f, &shown)?)
 }
 
+/// `spv2agal FILE.agalasm`: AGALMiniAssembler text, assembled for the profile's AGAL version
+/// as AGALMiniAssembler does and checked against Flash's rules, written as bytes (or, with
+/// `--emit asm`, as this tool's listing of them).
+fn assemble_agal(
+    common: &Common,
+    agal: &Agal,
+    stage: Option<Stage>,
+    shown: &str,
+    bytes: &[u8],
+) -> Result<(), Failure> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Failure::Rejected(format!("{shown}: the text is not UTF-8: {e}\n")))?;
+    let stage = match stage {
+        Some(Stage::Vertex) => backend_agal::Stage::Vertex,
+        Some(Stage::Fragment) => backend_agal::Stage::Fragment,
+        _ => {
+            return Err(Failure::Rejected(format!(
+                "{shown}: error[agal.asm]: AGALMiniAssembler text does not say which program it \
+                 is: pass --vertex or --fragment\n"
+            )));
+        }
+    };
+    let program =
+        backend_agal::asm::assemble(text, stage, agal.profile.version()).map_err(|e| {
+            Failure::Rejected(format!(
+                "{shown}:{}: error[agal.asm]: {}\n",
+                e.line, e.message
+            ))
+        })?;
+    backend_agal::validate(&program, agal.profile)
+        .map_err(|errors| Failure::Rejected(flash_errors(shown, &errors)))?;
+    if common.check {
+        return Ok(());
+    }
+    match agal.emit {
+        AgalEmit::Agal => write_output(common, shown, "agal", &program),
+        AgalEmit::Asm => write_output(
+            common,
+            shown,
+            "agalasm",
+            listing(shown, &program)?.as_bytes(),
+        ),
+        _ => Err(Failure::Rejected(format!(
+            "{shown}: AGALMiniAssembler text compiles to bytes (--emit agal) or a listing \
+             (--emit asm)\n"
+        ))),
+    }
+}
+
+/// `spv2agal FILE.agal --emit asm`: the listing of a program's bytes (AGALMiniAssembler
+/// syntax, which `spv2agal FILE.agalasm` reads back to the same bytes).
+fn disassemble_agal(
+    common: &Common,
+    agal: &Agal,
+    shown: &str,
+    bytes: &[u8],
+) -> Result<(), Failure> {
+    if agal.emit != AgalEmit::Asm {
+        return Err(Failure::Rejected(format!(
+            "{shown}: an .agal file is already a program: --emit asm disassembles it, \
+             --validate checks it\n"
+        )));
+    }
+    let text = listing(shown, bytes)?;
+    if common.check {
+        return Ok(());
+    }
+    write_output(common, shown, "agalasm", text.as_bytes())
+}
+
+/// The listing of AGAL bytes.
+fn listing(shown: &str, bytes: &[u8]) -> Result<String, Failure> {
+    let program = backend_agal::Program::decode(bytes)
+        .map_err(|e| Failure::Rejected(format!("{shown}: error[agal.decode]: {e}\n")))?;
+    Ok(backend_agal::disasm::program_listing(&program))
+}
+
+/// Flash's rules a program breaks, each with Flash's error number.
+fn flash_errors(shown: &str, errors: &[backend_agal::validate::Error]) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            let mut line = format!("{shown}: error[flash.{}]: {}", e.code(), e.message);
+            if let Some(t) = e.token {
+                line.push_str(&format!("\n  --> token {t}"));
+                if let Some(field) = e.operand {
+                    line.push_str(&format!(", {field}"));
+                }
+            }
+            line.push_str(&format!(
+                "\n   = rule: #{} {}\n",
+                e.code(),
+                e.rule.summary()
+            ));
+            line
+        })
+        .collect()
+}
+
 /// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.
 /// Prints a summary on success; each broken rule with Flash's error number otherwise.
 pub fn validate_agal(input: &Path, profile: crate::Profile) -> Result<(), Failure> {
@@ -250,27 +356,7 @@ pub fn validate_agal(input: &Path, profile: crate::Profile) -> Result<(), Failur
             );
             Ok(())
         }
-        Err(errors) => Err(Failure::Rejected(
-            errors
-                .iter()
-                .map(|e| {
-                    let mut line = format!("{shown}: error[flash.{}]: {}", e.code(), e.message);
-                    if let Some(t) = e.token {
-                        line.push_str(&format!("\n  --> token {t}"));
-                        if let Some(field) = e.operand {
-                            line.push_str(&format!(", {field}"));
-                        }
-                    }
-                    line.push_str(&format!(
-                        "\n   = rule: #{} {}\n",
-                        e.code(),
-                        e.rule.summary()
-                    ));
-                    line
-                })
-                .collect::<Vec<_>>()
-                .join(""),
-        )),
+        Err(errors) => Err(Failure::Rejected(flash_errors(&shown, &errors))),
     }
 }
 
