@@ -19,6 +19,7 @@
 use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
 use mir::hash::{HashMap, HashSet};
 use mir::inst::{Inst, Op, Operand};
+use mir::module::Output;
 use mir::regions::Regions;
 use regalloc2::VReg;
 
@@ -181,12 +182,14 @@ pub fn runs_once(f: &Function, regions: &Regions, v: Value) -> bool {
     }
 }
 
-/// The values the program's return alone reads, whole and unmodified, computed by an
+/// The values the program's return alone reads, whole and unmodified (with the lanes of
+/// their output among `outputs`: a vec3 read as a vec4 output is not whole), computed by an
 /// instruction in a block that runs once: each with the index of the output it is, and the
 /// instruction. The instruction set picks those its instruction can write to the output
 /// register directly (the output is then written once on every path).
 pub fn returned_once<'f>(
     f: &'f Function,
+    outputs: &[Output],
     uses: &HashMap<Value, usize>,
     regions: &Regions,
 ) -> Vec<(usize, Operand, &'f Inst)> {
@@ -201,9 +204,11 @@ pub fn returned_once<'f>(
         .enumerate()
         .filter_map(|(k, v)| {
             let def = f.def_inst(v.value)?;
+            let lanes = f.ty(v.value).lanes;
             let plain = !v.neg
                 && !v.abs
-                && v.swizzle.is_identity(f.ty(v.value).lanes)
+                && outputs.get(k).is_some_and(|o| o.lanes == lanes)
+                && v.swizzle.is_identity(lanes)
                 && uses.get(&v.value) == Some(&1)
                 && is_computed(f, v.value);
             (plain && runs_once(f, regions, v.value)).then_some((k, *v, def))

@@ -39,3 +39,19 @@ pub fn output_register(c: &Compiled, name: &str) -> usize {
     let o = c.reflection.outputs.iter().find(|o| o.name == name);
     register_number(&o.unwrap_or_else(|| panic!("no output {name}")).register)
 }
+
+/// [`literal_constants`] with the uniforms named in `uniforms` filled in as an application
+/// does: each one's floats from its register and component on (two vec2s share a register
+/// in std140).
+pub fn constants_with(c: &Compiled, uniforms: &[(&str, &[f32])]) -> Vec<[f32; 4]> {
+    let mut regs = literal_constants(c);
+    for (name, values) in uniforms {
+        let u = c.reflection.uniforms.iter().find(|u| u.name == *name);
+        let u = u.unwrap_or_else(|| panic!("no uniform {name}: {:?}", c.reflection.uniforms));
+        let start = register_number(&u.register) * 4 + usize::from(u.component);
+        for (k, v) in values.iter().enumerate() {
+            regs[(start + k) / 4][(start + k) % 4] = *v;
+        }
+    }
+    regs
+}

@@ -8,8 +8,8 @@
 
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
-use spv2retro::{Compiled, Options, Profile, Source, Stage, compile, compile_pair};
-use tests::driven::register_number as number;
+use spv2retro::{Options, Profile, Source, Stage, compile, compile_pair};
+use tests::driven::{constants_with, literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
 const VERTEX: &str = "#version 450
@@ -30,22 +30,6 @@ void main() {
                  gl_FragCoord.w) + vTint * 0.0;
 }
 ";
-
-fn constants(c: &Compiled, viewport: [f32; 4]) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for k in &c.reflection.constants {
-        regs[number(&k.register)] = k.value;
-    }
-    if let Some(u) = c
-        .reflection
-        .uniforms
-        .iter()
-        .find(|u| u.name == "spv2retro_viewport")
-    {
-        regs[number(&u.register)] = viewport;
-    }
-    regs
-}
 
 #[test]
 fn frag_coord_from_the_position_the_vertex_program_passes_on() {
@@ -84,7 +68,7 @@ fn frag_coord_from_the_position_the_vertex_program_passes_on() {
                 &vp,
                 &VertexInputs {
                     attributes: &attributes,
-                    constants: &constants(&v, viewport),
+                    constants: &literal_constants(&v),
                     instance_id: 0,
                 },
             )
@@ -94,7 +78,7 @@ fn frag_coord_from_the_position_the_vertex_program_passes_on() {
                 &fp,
                 &out.varyings,
                 &FragmentInputs {
-                    constants: &constants(&f, viewport),
+                    constants: &constants_with(&f, &[("spv2retro_viewport", &viewport)]),
                     textures: &(),
                 },
             )

@@ -4,7 +4,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use spv2retro::{Options, Profile, Source, Stage, compile};
-use tests::driven::register_number as number;
+use tests::driven::{literal_constants, register_number as number};
 
 const SHADER: &str = "#version 450
 layout(location = 0) in vec4 pos;
@@ -24,10 +24,7 @@ fn agal_3_reads_the_instance_number_from_iid() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(c.listing.contains("iid"), "{}", c.listing);
     let p = Program::decode(&c.bytes).unwrap();
-    let mut constants = vec![[0.0f32; 4]; 128];
-    for k in &c.reflection.constants {
-        constants[number(&k.register)] = k.value;
-    }
+    let constants = literal_constants(&c);
     let color = c
         .reflection
         .outputs

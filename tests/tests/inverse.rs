@@ -7,8 +7,20 @@ use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
-use tests::driven::{AGAL_PROFILES, register_number as number};
+use tests::driven::{AGAL_PROFILES, constants_with, register_number as number};
 use tests::mirtest::Rng;
+
+/// The literals, and column k of the matrix in uniform `ck`.
+fn constants(c: &Compiled, columns: &[[f32; 4]]) -> Vec<[f32; 4]> {
+    let names: Vec<String> = (0..columns.len()).map(|k| format!("c{k}")).collect();
+    let n = columns.len();
+    let uniforms: Vec<(&str, &[f32])> = names
+        .iter()
+        .zip(columns)
+        .map(|(name, col)| (name.as_str(), &col[..n]))
+        .collect();
+    constants_with(c, &uniforms)
+}
 
 /// `inverse(m) * v` for an n×n matrix `m` made of uniform columns.
 fn shader(n: usize) -> String {
@@ -69,33 +81,6 @@ fn inverse(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
     (0..n)
         .map(|c| (0..n).map(|r| inv[r][c]).collect())
         .collect()
-}
-
-fn constants(c: &Compiled, columns: &[[f32; 4]]) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for (k, col) in columns.iter().enumerate() {
-        let name = format!("c{k}");
-        let u = c
-            .reflection
-            .uniforms
-            .iter()
-            .find(|u| u.name == name)
-            .unwrap();
-        // std140 packs two vec2s into one register.
-        let (r, first) = (number(&u.register), usize::from(u.component));
-        for (l, x) in col.iter().enumerate().take(4 - first) {
-            regs[r][first + l] = *x;
-        }
-    }
-    for k in c
-        .reflection
-        .constants
-        .iter()
-        .filter(|k| !k.register.starts_with('i'))
-    {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
 }
 
 #[test]

@@ -8,7 +8,7 @@ use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
-use tests::driven::{AGAL_PROFILES, register_number as number};
+use tests::driven::{AGAL_PROFILES, constants_with, literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
 /// The issue's loop: `acc` grows until it passes `limit`.
@@ -109,24 +109,6 @@ fn vertex(body: &str, functions: &str) -> String {
     )
 }
 
-/// The constant registers: `limit` where the reflection puts it, then the literals.
-fn constants(c: &Compiled, limit: f32) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    let u = c.reflection.uniforms.iter().find(|u| u.name == "limit");
-    let u = u.unwrap_or_else(|| panic!("no uniform limit: {:?}", c.reflection.uniforms));
-    regs[number(&u.register)][usize::from(u.component)] = limit;
-    // Float registers only: the PICA200's loop counters (`i`) are another file.
-    for k in c
-        .reflection
-        .constants
-        .iter()
-        .filter(|k| !k.register.starts_with('i'))
-    {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
-}
-
 fn close(got: [f32; 4], want: [f64; 4], tolerance: f64) -> bool {
     got.iter()
         .zip(want)
@@ -166,7 +148,7 @@ fn check_fragment(name: &str, glsl: &str, expected: impl Fn([f32; 4], f32) -> Op
                 p,
                 &varyings,
                 &FragmentInputs {
-                    constants: &constants(c, limit),
+                    constants: &constants_with(c, &[("limit", &[limit])]),
                     textures: &(),
                 },
             )
@@ -259,7 +241,7 @@ fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
                     p,
                     &VertexInputs {
                         attributes: &[v],
-                        constants: &constants(c, limit),
+                        constants: &constants_with(c, &[("limit", &[limit])]),
                         instance_id: 0,
                     },
                 )
@@ -272,7 +254,11 @@ fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
                 );
             }
             let mut u = Uniforms::default();
-            for (slot, x) in u.float.iter_mut().zip(constants(&pica, limit)) {
+            for (slot, x) in u
+                .float
+                .iter_mut()
+                .zip(constants_with(&pica, &[("limit", &[limit])]))
+            {
                 *slot = x;
             }
             let mut inputs = [[0.0f32; 4]; 16];
@@ -305,29 +291,6 @@ void main() {
 }
 ";
 
-/// Fills uniforms by their reflection names, then the literals.
-fn named_constants(c: &Compiled, values: &[(String, [f32; 4])]) -> Vec<[f32; 4]> {
-    let mut regs = vec![[0.0f32; 4]; 128];
-    for (name, v) in values {
-        let u = c.reflection.uniforms.iter().find(|u| &u.name == name);
-        let u = u.unwrap_or_else(|| panic!("no uniform {name}: {:?}", c.reflection.uniforms));
-        let (r, k) = (number(&u.register), usize::from(u.component));
-        for (l, x) in v.iter().enumerate().take(4 - k) {
-            regs[r][k + l] = *x;
-        }
-    }
-    // Float registers only: the PICA200's loop counters (`i`) are another file.
-    for k in c
-        .reflection
-        .constants
-        .iter()
-        .filter(|k| !k.register.starts_with('i'))
-    {
-        regs[number(&k.register)] = k.value;
-    }
-    regs
-}
-
 #[test]
 fn a_loop_bounded_by_a_uniform_count_over_an_array() {
     let programs = agal(LIGHTS, Stage::Vertex);
@@ -353,12 +316,14 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
                 }
             }
         }
+        let uniforms: Vec<(&str, &[f32])> =
+            values.iter().map(|(n, v)| (n.as_str(), &v[..])).collect();
         for (profile, c, p) in &programs {
             let out = run_vertex(
                 p,
                 &VertexInputs {
                     attributes: &[pos],
-                    constants: &named_constants(c, &values),
+                    constants: &constants_with(c, &uniforms),
                     instance_id: 0,
                 },
             )
@@ -372,7 +337,7 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
             );
         }
         let mut u = Uniforms::default();
-        for (slot, x) in u.float.iter_mut().zip(named_constants(&pica, &values)) {
+        for (slot, x) in u.float.iter_mut().zip(constants_with(&pica, &uniforms)) {
             *slot = x;
         }
         let mut inputs = [[0.0f32; 4]; 16];
@@ -409,10 +374,7 @@ fn a_do_while_loop_with_its_test_at_the_end() {
             let c = compile(Source::spirv(&bytes).named(file), &options)
                 .unwrap_or_else(|e| panic!("{file} {profile:?}: {e}"));
             let p = Program::decode(&c.bytes).unwrap();
-            let mut constants = vec![[0.0f32; 4]; 28];
-            for k in &c.reflection.constants {
-                constants[number(&k.register)] = k.value;
-            }
+            let constants = literal_constants(&c);
             let mut rng = Rng(0xd0);
             for _ in 0..50 {
                 let v = rng.lanes(-1.0, 1.0);
@@ -478,7 +440,7 @@ void main() {
                 p,
                 &VertexInputs {
                     attributes: &[v],
-                    constants: &named_constants(c, &[]),
+                    constants: &constants_with(c, &[]),
                     instance_id: 0,
                 },
             )
@@ -488,7 +450,7 @@ void main() {
             assert!(close(got, want(v), 1e-5), "{profile:?}: {got:?}");
         }
         let mut u = Uniforms::default();
-        for (slot, x) in u.float.iter_mut().zip(named_constants(&pica, &[])) {
+        for (slot, x) in u.float.iter_mut().zip(constants_with(&pica, &[])) {
             *slot = x;
         }
         let mut inputs = [[0.0f32; 4]; 16];

@@ -8,7 +8,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, Texture, run_fragment};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
-use tests::driven::register_number as number;
+use tests::driven::{literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
 /// Texture `k`: (x (k + 1), y + k, k / 2, 1) at coordinate (x, y).
@@ -86,10 +86,7 @@ fn sampler_arrays_by_constant_loop_and_computed_indices() {
                 c.reflection.samplers
             );
             let p = Program::decode(&c.bytes).unwrap();
-            let mut constants = vec![[0.0f32; 4]; 28];
-            for k in &c.reflection.constants {
-                constants[number(&k.register)] = k.value;
-            }
+            let constants = literal_constants(&c);
             let mut rng = Rng(0x5a);
             for _ in 0..100 {
                 let (x, y) = (rng.float(0.0, 1.0), rng.float(0.0, 0.99));

@@ -7,7 +7,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, run_fragment};
 use spv2retro::{Options, Profile, Source, Stage, compile};
-use tests::driven::register_number as number;
+use tests::driven::{literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
 fn expected(v: [f32; 4]) -> [f64; 4] {
@@ -64,10 +64,7 @@ fn cases_that_fall_through_compute_the_switch() {
             seen[want[1] as usize] += 1;
             for (name, c) in &programs {
                 let p = Program::decode(&c.bytes).unwrap();
-                let mut constants = vec![[0.0f32; 4]; 28];
-                for k in &c.reflection.constants {
-                    constants[number(&k.register)] = k.value;
-                }
+                let constants = literal_constants(c);
                 let mut varyings = vec![[0.0f32; 4]; 8];
                 varyings[number(&c.reflection.inputs[0].register)] = v;
                 let out = run_fragment(

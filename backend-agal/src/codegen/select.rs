@@ -420,7 +420,7 @@ impl Selector<'_> {
     /// block that runs once: computed straight into their output.
     fn output_places(&self) -> HashMap<Value, Place> {
         let mut out = HashMap::default();
-        for (k, v, def) in returned_once(self.f, &self.uses, &self.regions) {
+        for (k, v, def) in returned_once(self.f, &self.m.outputs, &self.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
                 continue;
             };
@@ -433,9 +433,7 @@ impl Selector<'_> {
                 Op::Dph => true,
                 op => writes_any_lanes(op),
             };
-            // Whole: the value has the output's lanes (not a vec3 read as a vec4).
-            let whole = self.m.outputs.get(k).map(|o| o.lanes) == Some(self.f.ty(v.value).lanes);
-            if single && whole && !self.fused.contains(&v.value) {
+            if single && !self.fused.contains(&v.value) {
                 out.insert(v.value, Place::Output(slot));
             }
         }

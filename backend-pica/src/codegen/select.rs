@@ -256,7 +256,7 @@ impl Selector<'_> {
         let f = self.f;
         let regions = mir::regions::Regions::new(f);
         let mut out = HashMap::default();
-        for (k, v, _) in returned_once(f, &self.uses, &regions) {
+        for (k, v, _) in returned_once(f, &self.m.outputs, &self.uses, &regions) {
             let Some(Some(slot)) = self.outputs.get(k) else {
                 continue;
             };

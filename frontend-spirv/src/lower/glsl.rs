@@ -311,18 +311,8 @@ impl Lowerer<'_> {
             G::MatrixInverse => {
                 // The adjugate over the determinant: column c, row r of the inverse is the
                 // cofactor of row c, column r.
-                let Some(Val::Composite(cols)) = args.first() else {
-                    return None;
-                };
-                let cols: Vec<Operand> = cols
-                    .iter()
-                    .filter_map(Val::vector)
-                    .map(|(o, _)| o)
-                    .collect();
+                let cols = columns(args.first())?;
                 let n = cols.len();
-                if !(2..=4).contains(&n) {
-                    return None;
-                }
                 let s = Ty::float(1);
                 let det = self.determinant(&cols, span)?;
                 let rdet = self.emit(Op::Rcp, vec![det], s, span);
@@ -339,14 +329,7 @@ impl Lowerer<'_> {
                 Some(Val::Composite(out_cols))
             }
             G::Determinant => {
-                let Some(Val::Composite(cols)) = args.first() else {
-                    return None;
-                };
-                let cols: Vec<Operand> = cols
-                    .iter()
-                    .filter_map(Val::vector)
-                    .map(|(o, _)| o)
-                    .collect();
+                let cols = columns(args.first())?;
                 let d = self.determinant(&cols, span)?;
                 Some(vector(d, 1))
             }
@@ -543,15 +526,7 @@ impl Lowerer<'_> {
                 // Expansion along the first column with 3x3 minors.
                 let mut acc: Option<Operand> = None;
                 for r in 0..4 {
-                    let rows: Vec<u8> = (0..4).filter(|&x| x != r).map(|x| x as u8).collect();
-                    let minor_cols: Vec<Operand> = (1..4)
-                        .map(|c| {
-                            let lanes: Vec<Operand> =
-                                rows.iter().map(|&rr| at(c, rr as usize)).collect();
-                            self.construct(lanes, span)
-                        })
-                        .collect();
-                    let m = self.determinant(&minor_cols, span)?;
+                    let m = self.minor(cols, r, 0, span)?;
                     let term = self.emit(Op::Mul, vec![at(0, r), m], s, span);
                     let term = if r % 2 == 1 { term.negated() } else { term };
                     acc = Some(match acc {
@@ -564,4 +539,17 @@ impl Lowerer<'_> {
             _ => None,
         }
     }
+}
+
+/// The columns of a square matrix operand (2×2 to 4×4; validation guarantees the shape).
+fn columns(m: Option<&Val>) -> Option<Vec<Operand>> {
+    let Some(Val::Composite(cols)) = m else {
+        return None;
+    };
+    let cols: Vec<Operand> = cols
+        .iter()
+        .filter_map(Val::vector)
+        .map(|(o, _)| o)
+        .collect();
+    (2..=4).contains(&cols.len()).then_some(cols)
 }
