@@ -588,6 +588,10 @@ fn spv2agal_compiles_frag_coord_as_a_linked_pair() {
         "{}",
         String::from_utf8_lossy(&listing.stderr)
     );
+    // --entry cannot choose for both shaders: refused, not ignored.
+    let both = run(AGAL, &[f, "--link", v, "--entry", "main"], None);
+    assert_eq!(both.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("--entry main cannot choose"));
     // The position goes to op and on to a varying.
     let text = stdout(&listing);
     assert!(

@@ -118,3 +118,35 @@ fn alone_the_fragment_shader_says_how_to_get_frag_coord() {
     assert!(text.contains("--link"), "{text}");
     assert!(text.contains("compile_pair"), "{text}");
 }
+
+/// `FragCoord` read by a vertex shader (which spirv-val would refuse, and this front end lets
+/// through): a rule on both targets, not an internal error.
+#[test]
+fn frag_coord_in_a_vertex_shader_is_refused_by_a_rule() {
+    let text = "               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Vertex %main \"main\" %fc %pos
+               OpDecorate %fc BuiltIn FragCoord
+               OpDecorate %pos BuiltIn Position
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+         %v4 = OpTypeVector %float 4
+        %pin = OpTypePointer Input %v4
+       %pout = OpTypePointer Output %v4
+         %fc = OpVariable %pin Input
+        %pos = OpVariable %pout Output
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %x = OpLoad %v4 %fc
+               OpStore %pos %x
+               OpReturn
+               OpFunctionEnd
+";
+    for options in [Options::agal(Profile::Standard), Options::pica()] {
+        let e = compile(Source::spirv_text(text), &options).expect_err("no window position");
+        let text = e.to_string();
+        assert!(text.contains(".unsupported]"), "{text}");
+        assert!(!text.contains("internal"), "{text}");
+    }
+}

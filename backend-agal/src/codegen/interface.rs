@@ -64,6 +64,31 @@ pub fn assign(
     let mut errors = Vec::new();
     let limit = |what: String| Diagnostic::error("agal.limit", what);
 
+    // gl_InstanceIndex is `iid`, which AGAL 3 vertex programs have.
+    let f = &module.function;
+    let reads_iid = f
+        .layout
+        .iter()
+        .flat_map(|&b| &f.blocks[b].insts)
+        .find(|&&i| f.insts[i].op == mir::Op::InstanceIndex);
+    if let Some(&i) = reads_iid {
+        if profile.version() < crate::header::Version::V3 || stage != Stage::Vertex {
+            errors.push(
+                Diagnostic::error(
+                    "agal.unsupported",
+                    format!(
+                        "gl_InstanceIndex: AGAL reads the instance number from `iid` in vertex \
+                         programs of AGAL 3 (the standardExtended profile); this is a {} \
+                         program for the {profile} profile (AGAL {})",
+                        stage.name(),
+                        profile.version().number()
+                    ),
+                )
+                .with_span(f.insts[i].span),
+            );
+        }
+    }
+
     let mut inputs = Vec::new();
     for (_, input) in module.inputs.iter() {
         let (reg, count, file) = match stage {

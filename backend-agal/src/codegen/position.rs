@@ -48,6 +48,10 @@ pub fn link(m: &Module, varying: Option<u16>) -> Result<Option<Module>, Diagnost
             };
             Ok(Some(fragment(m, k)))
         }
+        _ if reads_frag_coord(m) => Err(Diagnostics::from(Diagnostic::error(
+            "agal.unsupported",
+            "gl_FragCoord outside a fragment program: only a fragment has a window position",
+        ))),
         Stage::Vertex => Ok(varying.map(|k| vertex(m, k))),
         _ => Ok(None),
     }

@@ -608,25 +608,8 @@ impl Selector<'_> {
                 ));
                 (VSrc::Reg(reg, n), 0)
             }
-            Op::InstanceIndex => {
-                let said = self
-                    .errors
-                    .iter()
-                    .any(|d| d.message.starts_with("gl_InstanceIndex"));
-                if (self.version < Version::V3 || self.iface.stage != Stage::Vertex) && !said {
-                    self.error(
-                        "agal.unsupported",
-                        format!(
-                            "gl_InstanceIndex: AGAL reads the instance number from `iid` in \
-                             vertex programs of AGAL 3 (the standardExtended profile); the {} \
-                             profile is AGAL {}",
-                            self.profile,
-                            self.version.number()
-                        ),
-                    );
-                }
-                (VSrc::Reg(RegType::InstanceId, 0), 0)
-            }
+            // `interface::assign` refused it where there is no `iid`.
+            Op::InstanceIndex => (VSrc::Reg(RegType::InstanceId, 0), 0),
             Op::LoadUniform { register } if inst.args.is_empty() => (
                 VSrc::Reg(RegType::Constant, register.min(u32::from(u16::MAX)) as u16),
                 0,

@@ -44,8 +44,9 @@ struct Cli {
     #[arg(long = "sampler", value_name = "B=FLAG,...")]
     samplers: Vec<String>,
 
-    /// The other stage's shader (SPIR-V, compiled with the same options) or program
-    /// (.agal): check that the two programs link (their varyings agree).
+    /// The other stage's shader (SPIR-V, assembly, GLSL or WGSL) or program (.agal): a
+    /// shader compiles with INPUT as a pair (with the same options; the position passed on
+    /// when the fragment shader reads gl_FragCoord); either way, check that the two link.
     #[arg(long, value_name = "FILE")]
     link: Option<std::path::PathBuf>,
 

@@ -134,6 +134,12 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
             link: Some(other), ..
         }) if other.extension().and_then(|e| e.to_str()) != Some("agal") => {
             let shown = display_name(other);
+            if let Some(entry) = &options.entry {
+                return Err(Failure::Rejected(format!(
+                    "{display}: --entry {entry} cannot choose for both shaders of a --link \
+                     pair: give each shader one entry point for its stage\n"
+                )));
+            }
             let other_bytes = read_input(other)?;
             let mine = crate::compile::stage_of(source, &options)?;
             let theirs = if mine == Stage::Vertex {
@@ -144,7 +150,6 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
             let other_source = self::source(other, &other_bytes, &shown, Some(theirs))?;
             let mut pair_options = options.clone();
             pair_options.stage = None;
-            pair_options.entry = None;
             let (v, f) = if mine == Stage::Vertex {
                 crate::compile_pair(source, other_source, &pair_options)?
             } else {
