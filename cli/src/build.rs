@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::Stage;
 use crate::compile::{Compiled, Options, Source, Target, compile};
 use crate::error::{Error, ErrorKind};
+use crate::picasso::{self, Linked};
 
 /// The shaders of a project, and where their outputs go.
 #[derive(Clone, Debug, Default)]
@@ -45,25 +46,36 @@ enum Item {
         path: PathBuf,
         options: Options,
     },
+    Linked {
+        module: String,
+        paths: Vec<PathBuf>,
+        options: Options,
+    },
     Dir {
         path: PathBuf,
         options: Options,
     },
 }
 
-/// What one shader became.
+/// What one shader (or one linked set of picasso sources) became.
 #[derive(Clone, Debug)]
 pub struct Output {
     /// The Rust module's name (`vshader`).
     pub module: String,
-    /// The source file.
+    /// The source file (the first of a linked set).
     pub source: PathBuf,
+    /// Every source file, in link order.
+    pub sources: Vec<PathBuf>,
     /// The program file written (`vshader.shbin`, `frag.agal`).
     pub program: PathBuf,
-    /// The reflection file written beside it (`vshader.json`).
-    pub reflection: PathBuf,
-    /// The compiled program.
-    pub compiled: Compiled,
+    /// The reflection file written beside it (`vshader.json`), for a compiled shader.
+    pub reflection: Option<PathBuf>,
+    /// The program's bytes.
+    pub bytes: Vec<u8>,
+    /// The compiled program, for a shader compiled alone.
+    pub compiled: Option<Compiled>,
+    /// The linked program, for picasso sources (and shaders linked with them).
+    pub linked: Option<Linked>,
 }
 
 /// What [`Shaders::compile`] wrote.
@@ -77,7 +89,9 @@ pub struct Outputs {
 
 /// The file extensions taken as shaders when a folder is given (GLSL and WGSL files without
 /// their feature are reported, not skipped).
-const SHADER_EXTENSIONS: &[&str] = &["spv", "spvasm", "vert", "frag", "glsl", "wgsl"];
+const SHADER_EXTENSIONS: &[&str] = &[
+    "spv", "spvasm", "vert", "frag", "glsl", "wgsl", "pica", "vsh", "gsh", "agalasm",
+];
 
 impl Shaders {
     /// No shaders yet; outputs go to `OUT_DIR`, the module to `OUT_DIR/shaders.rs`.
@@ -118,6 +132,25 @@ impl Shaders {
     pub fn dir(mut self, dir: impl Into<PathBuf>, options: Options) -> Shaders {
         self.items.push(Item::Dir {
             path: dir.into(),
+            options,
+        });
+        self
+    }
+
+    /// Links `paths` into one `.shbin` as picasso does (one DVLE per file, in order): picasso
+    /// sources (`.v.pica`, `.g.pica`, `.pica`, `.vsh`, `.gsh`) and vertex shaders, mixed, as
+    /// `spv2pica -o MODULE.shbin PATHS…`. The module holds the bytes and a constant per
+    /// uniform of the vertex shaders (their shared space), with a `geometry` submodule for a
+    /// geometry shader's own.
+    pub fn linked<P: Into<PathBuf>>(
+        mut self,
+        module: impl Into<String>,
+        paths: impl IntoIterator<Item = P>,
+        options: Options,
+    ) -> Shaders {
+        self.items.push(Item::Linked {
+            module: module.into(),
+            paths: paths.into_iter().map(Into::into).collect(),
             options,
         });
         self
@@ -203,7 +236,8 @@ impl Shaders {
                 )
             })?),
         };
-        let mut files: Vec<(Option<String>, PathBuf, Options)> = Vec::new();
+        // Each job: a module, its sources, its options.
+        let mut jobs: Vec<(Option<String>, Vec<PathBuf>, Options)> = Vec::new();
         for item in &self.items {
             match item {
                 Item::File {
@@ -212,20 +246,43 @@ impl Shaders {
                     options,
                 } => {
                     println!("cargo:rerun-if-changed={}", path.display());
-                    files.push((module.clone(), path.clone(), options.clone()));
+                    jobs.push((module.clone(), vec![path.clone()], options.clone()));
+                }
+                Item::Linked {
+                    module,
+                    paths,
+                    options,
+                } => {
+                    for path in paths {
+                        println!("cargo:rerun-if-changed={}", path.display());
+                    }
+                    jobs.push((Some(module.clone()), paths.clone(), options.clone()));
                 }
                 Item::Dir { path, options } => {
                     println!("cargo:rerun-if-changed={}", path.display());
                     let mut found = Vec::new();
                     walk(path, &mut found)?;
                     found.sort();
-                    files.extend(found.into_iter().map(|p| (None, p, options.clone())));
+                    jobs.extend(
+                        sets(found)
+                            .into_iter()
+                            .map(|paths| (None, paths, options.clone())),
+                    );
                 }
             }
         }
         let mut shaders: Vec<Output> = Vec::new();
         let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for (module, path, options) in files {
+        for (module, paths, options) in jobs {
+            let Some(path) = paths.first().cloned() else {
+                return Err(Error::other(
+                    ErrorKind::Rejected,
+                    format!(
+                        "the linked program `{}` has no sources",
+                        module.unwrap_or_default()
+                    ),
+                ));
+            };
             let module = module.unwrap_or_else(|| module_name(&path));
             if let Some(first) = seen.insert(module.clone(), path.clone()) {
                 return Err(Error::other(
@@ -238,27 +295,32 @@ impl Shaders {
                     ),
                 ));
             }
-            let compiled = compile_file(&path, &options)?;
-            // Warnings (the shader compiled anyway) become cargo's own warnings, a line each.
-            for line in compiled.rendered_warnings().lines() {
+            let made = make(&paths, &options)?;
+            // Warnings (the program was made anyway) become cargo's own warnings, a line each.
+            for line in made.warnings.lines() {
                 if !line.trim().is_empty() {
                     println!("cargo:warning={line}");
                 }
             }
-            let extension = match compiled.target {
-                Target::Pica => "shbin",
-                Target::Agal => "agal",
+            let program = out_dir.join(format!("{module}.{}", made.extension));
+            write(&program, &made.bytes)?;
+            let reflection = match &made.compiled {
+                Some(c) => {
+                    let file = out_dir.join(format!("{module}.json"));
+                    write(&file, c.reflection.to_json().as_bytes())?;
+                    Some(file)
+                }
+                None => None,
             };
-            let program = out_dir.join(format!("{module}.{extension}"));
-            let reflection = out_dir.join(format!("{module}.json"));
-            write(&program, &compiled.bytes)?;
-            write(&reflection, compiled.reflection.to_json().as_bytes())?;
             shaders.push(Output {
                 module,
                 source: path,
+                sources: paths,
                 program,
                 reflection,
-                compiled,
+                bytes: made.bytes,
+                compiled: made.compiled,
+                linked: made.linked,
             });
         }
         let module = out_dir.join(self.module_file.as_deref().unwrap_or("shaders.rs"));
@@ -297,17 +359,154 @@ fn module_name(path: &Path) -> String {
     identifier(stem, false).unwrap_or_else(|| "shader".into())
 }
 
-fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+/// What one job made.
+struct Made {
+    bytes: Vec<u8>,
+    extension: &'static str,
+    warnings: String,
+    compiled: Option<Compiled>,
+    linked: Option<Linked>,
+}
+
+/// A folder's files as jobs: `X.v.pica` with `X.g.pica` (devkitPro's rule), every other file
+/// alone.
+fn sets(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
+    let mut jobs = Vec::new();
+    for path in &found {
+        let name = path.to_string_lossy();
+        if let Some(stem) = name.strip_suffix(".g.pica") {
+            if found.iter().any(|p| p.to_string_lossy() == format!("{stem}.v.pica")) {
+                continue; // linked with its vertex shader
+            }
+        }
+        let mut set = vec![path.clone()];
+        if let Some(stem) = name.strip_suffix(".v.pica") {
+            let g = PathBuf::from(format!("{stem}.g.pica"));
+            if found.contains(&g) {
+                set.push(g);
+            }
+        }
+        jobs.push(set);
+    }
+    jobs
+}
+
+/// Makes one job: a picasso link, AGALMiniAssembler text, or one compiled shader.
+fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
+    let extension = |p: &Path| p.extension().and_then(|e| e.to_str()).unwrap_or("").to_string();
+    let first = &paths[0];
+    if paths.len() > 1 || is_picasso(first) {
+        let mut read = Vec::new();
+        for p in paths {
+            let bytes = std::fs::read(p).map_err(|e| io_error(p, e))?;
+            read.push((p, p.display().to_string(), bytes));
+        }
+        let mut inputs = Vec::new();
+        for (p, shown, bytes) in &read {
+            inputs.push(if is_picasso(p) {
+                let text = std::str::from_utf8(bytes).map_err(|e| {
+                    Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}"))
+                })?;
+                picasso::Input::picasso(shown, text)
+            } else {
+                picasso::Input::Shader(source(shown, bytes, &extension(p), options)?)
+            });
+        }
+        let linked = picasso::link(&inputs, options, true)?;
+        return Ok(Made {
+            bytes: linked.bytes.clone(),
+            extension: "shbin",
+            warnings: linked.warnings.clone(),
+            compiled: None,
+            linked: Some(linked),
+        });
+    }
+    if extension(first) == "agalasm" {
+        return agal_text(first, options);
+    }
+    let compiled = compile_file(first, options)?;
+    Ok(Made {
+        bytes: compiled.bytes.clone(),
+        extension: match compiled.target {
+            Target::Pica => "shbin",
+            Target::Agal => "agal",
+        },
+        warnings: compiled.rendered_warnings().to_string(),
+        compiled: Some(compiled),
+        linked: None,
+    })
+}
+
+fn is_picasso(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("pica" | "vsh" | "gsh")
+    )
+}
+
+/// AGALMiniAssembler text: assembled for the profile's AGAL version and checked against
+/// Flash's rules. The stage is `options.stage`, else the name's (`X.vert.agalasm`,
+/// `X.frag.agalasm`).
+fn agal_text(path: &Path, options: &Options) -> Result<Made, Error> {
     let shown = path.display().to_string();
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}")))?;
+    let name = path.to_string_lossy();
+    let stage = match options.stage {
+        Some(Stage::Vertex) => backend_agal::Stage::Vertex,
+        Some(Stage::Fragment) => backend_agal::Stage::Fragment,
+        _ if name.ends_with(".vert.agalasm") => backend_agal::Stage::Vertex,
+        _ if name.ends_with(".frag.agalasm") => backend_agal::Stage::Fragment,
+        _ => {
+            return Err(Error::other(
+                ErrorKind::Rejected,
+                format!(
+                    "{shown}: error[agal.asm]: AGALMiniAssembler text does not say which \
+                     program it is: name it X.vert.agalasm or X.frag.agalasm, or give the \
+                     options a stage"
+                ),
+            ));
+        }
+    };
+    let program = backend_agal::asm::assemble(text, stage, options.profile.version()).map_err(
+        |e| {
+            Error::other(
+                ErrorKind::Rejected,
+                format!("{shown}:{}: error[agal.asm]: {}", e.line, e.message),
+            )
+        },
+    )?;
+    if let Err(errors) = backend_agal::validate(&program, options.profile) {
+        let text: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{shown}: error[flash.{}]: {}", e.code(), e.message))
+            .collect();
+        return Err(Error::other(ErrorKind::Rejected, text.join("\n")));
+    }
+    Ok(Made {
+        bytes: program,
+        extension: "agal",
+        warnings: String::new(),
+        compiled: None,
+        linked: None,
+    })
+}
+
+/// The library's source for a shader file.
+fn source<'a>(
+    shown: &'a str,
+    bytes: &'a [u8],
+    extension: &str,
+    options: &Options,
+) -> Result<Source<'a>, Error> {
     let text = || {
-        std::str::from_utf8(&bytes)
+        std::str::from_utf8(bytes)
             .map_err(|e| Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}")))
     };
     let source = match extension {
         "spvasm" => Source::spirv_text(text()?),
-        "spv" => Source::spirv_binary(&bytes),
+        "spv" => Source::spirv_binary(bytes),
         #[cfg(feature = "glsl")]
         "vert" | "frag" | "glsl" => {
             let stage = match (extension, options.stage) {
@@ -321,11 +520,19 @@ fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
         #[cfg(feature = "wgsl")]
         "wgsl" => Source::wgsl(text()?),
         #[cfg(not(feature = "glsl"))]
-        "vert" | "frag" | "glsl" => return Err(needs_feature(&shown, "glsl")),
+        "vert" | "frag" | "glsl" => return Err(needs_feature(shown, "glsl")),
         #[cfg(not(feature = "wgsl"))]
-        "wgsl" => return Err(needs_feature(&shown, "wgsl")),
-        _ => Source::spirv(&bytes),
+        "wgsl" => return Err(needs_feature(shown, "wgsl")),
+        _ => Source::spirv(bytes),
     };
+    Ok(source.named(shown))
+}
+
+fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let shown = path.display().to_string();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let source = source(&shown, &bytes, extension, options)?;
     let mut options = options.clone();
     if options.stage.is_none() {
         options.stage = match extension {
@@ -334,7 +541,7 @@ fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
             _ => None,
         };
     }
-    compile(source.named(&shown), &options)
+    compile(source, &options)
 }
 
 /// A source language the build was not configured for.
@@ -493,93 +700,207 @@ fn rust_module(shaders: &[Output]) -> String {
          }\n",
     );
     for out in shaders {
-        let c = &out.compiled;
-        let r = &c.reflection;
-        let what = match c.target {
-            Target::Pica => "PICA200 vertex program (.shbin, for `DVLB_ParseFile`)".to_string(),
-            Target::Agal => format!(
-                "AGAL {} {} program (for `Program3D.upload`)",
-                r.agal_version.unwrap_or(1),
-                c.stage.name()
+        let what = match (&out.compiled, &out.linked) {
+            (Some(c), _) => match c.target {
+                Target::Pica => "PICA200 vertex program (.shbin, for `DVLB_ParseFile`)".to_string(),
+                Target::Agal => format!(
+                    "AGAL {} {} program (for `Program3D.upload`)",
+                    c.reflection.agal_version.unwrap_or(1),
+                    c.stage.name()
+                ),
+            },
+            (None, Some(l)) => format!(
+                "PICA200 program of {} shader(s) linked as picasso links them (.shbin, for \
+                 `DVLB_ParseFile`; DVLE k is `dvlb->DVLE[k]`)",
+                l.shaders.len()
             ),
+            (None, None) => "AGAL program assembled from AGALMiniAssembler text (for \
+                             `Program3D.upload`)"
+                .to_string(),
         };
+        let sources: Vec<String> = out
+            .sources
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
         let _ = writeln!(
             s,
-            "\n/// `{}`: {what}.\n#[allow(dead_code)]\npub mod {} {{\n    use super::{{Aligned, Uniform}};\n",
-            out.source.display(),
+            "\n/// {}: {what}.\n#[allow(dead_code)]\npub mod {} {{\n    use super::{{Aligned, Uniform}};\n",
+            sources.join(" + "),
             out.module
         );
         let _ = writeln!(
             s,
-            "    static ALIGNED: &Aligned<u32, [u8]> = &Aligned {{\n        align: [],\n        bytes: *include_bytes!({:?}),\n    }};\n    /// The program's bytes, 4-byte aligned.\n    pub static BYTES: &[u8] = &ALIGNED.bytes;\n    /// The reflection (the JSON `--reflect` writes).\n    pub const REFLECTION: &str = include_str!({:?});",
+            "    static ALIGNED: &Aligned<u32, [u8]> = &Aligned {{\n        align: [],\n        bytes: *include_bytes!({:?}),\n    }};\n    /// The program's bytes, 4-byte aligned.\n    pub static BYTES: &[u8] = &ALIGNED.bytes;",
             out.program.display().to_string(),
-            out.reflection.display().to_string()
         );
-        let mut names: BTreeMap<String, usize> = BTreeMap::new();
-        let mut unique = |base: String| {
-            let n = names.entry(base.clone()).or_insert(0);
-            *n += 1;
-            if *n == 1 { base } else { format!("{base}_{n}") }
-        };
-        let mut table = Vec::new();
-        for u in &r.uniforms {
+        if let Some(c) = &out.compiled {
+            compiled_items(&mut s, c, out.reflection.as_deref());
+        }
+        if let Some(l) = &out.linked {
+            linked_items(&mut s, l);
+        }
+        s += "}\n";
+    }
+    s
+}
+
+/// A uniform constant to write: the identifier's base, its doc line, and where it lives.
+struct Row {
+    name: String,
+    ident: Option<String>,
+    doc: String,
+    file: String,
+    number: u32,
+    component: u8,
+    count: u16,
+}
+
+/// The constants of `rows` and their `UNIFORMS` table, indented by `indent`.
+fn uniform_items(s: &mut String, rows: &[Row], indent: &str) {
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut table = Vec::new();
+    for r in rows {
+        let base = r.ident.clone().unwrap_or_else(|| {
+            format!("{}{}", r.file, r.number).to_ascii_uppercase()
+        });
+        let n = names.entry(base.clone()).or_insert(0);
+        *n += 1;
+        let ident = if *n == 1 { base } else { format!("{base}_{n}") };
+        let _ = writeln!(
+            s,
+            "{indent}/// {}\n{indent}pub const {ident}: Uniform = Uniform {{ file: {:?}, register: {}, component: {}, count: {} }};",
+            r.doc, r.file, r.number, r.component, r.count
+        );
+        table.push((r.name.clone(), ident));
+    }
+    let _ = writeln!(
+        s,
+        "{indent}/// Every uniform by its name in the shader.\n{indent}pub const UNIFORMS: &[(&str, Uniform)] = &["
+    );
+    for (name, ident) in &table {
+        let _ = writeln!(s, "{indent}    ({name:?}, {ident}),");
+    }
+    let _ = writeln!(s, "{indent}];");
+}
+
+/// A compiled shader's items: the reflection, uniforms, inputs, and AGAL's constants and
+/// samplers.
+fn compiled_items(s: &mut String, c: &Compiled, reflection: Option<&Path>) {
+    let r = &c.reflection;
+    if let Some(path) = reflection {
+        let _ = writeln!(
+            s,
+            "    /// The reflection (the JSON `--reflect` writes).\n    pub const REFLECTION: &str = include_str!({:?});",
+            path.display().to_string()
+        );
+    }
+    let rows: Vec<Row> = r
+        .uniforms
+        .iter()
+        .map(|u| {
             // A uniform the module leaves unnamed (a stripped module, `OpName ""`) is named
             // after its register (`C4`, `VC0`), which is stable for a given program.
-            let ident = unique(
-                identifier(&u.name, true).unwrap_or_else(|| u.register.to_ascii_uppercase()),
-            );
             let (file, number) = register(&u.register);
             let layout = u
                 .layout
                 .as_deref()
                 .map(|l| format!(", {l}"))
                 .unwrap_or_default();
+            Row {
+                name: u.name.clone(),
+                ident: identifier(&u.name, true),
+                doc: format!(
+                    "`{} {}`{layout}: {}, {} register(s).",
+                    u.type_name, u.name, u.register, u.count
+                ),
+                file: file.to_string(),
+                number,
+                component: u.component,
+                count: u16::try_from(u.count).unwrap_or(u16::MAX),
+            }
+        })
+        .collect();
+    uniform_items(s, &rows, "    ");
+    *s += "    /// Input attributes: name and register number (`v`/`va`).\n    pub const INPUTS: &[(&str, u16)] = &[\n";
+    for i in &r.inputs {
+        let _ = writeln!(s, "        ({:?}, {}),", i.name, register(&i.register).1);
+    }
+    *s += "    ];\n";
+    if c.target == Target::Agal {
+        *s += "    /// Literal constants to upload once: register number and its four values.\n    pub const CONSTANTS: &[(u16, [f32; 4])] = &[\n";
+        for k in &r.constants {
+            let v = k.value.map(float);
             let _ = writeln!(
                 s,
-                "    /// `{} {}`{layout}: {}, {} register(s).\n    pub const {ident}: Uniform = Uniform {{ file: {file:?}, register: {number}, component: {}, count: {} }};",
-                u.type_name, u.name, u.register, u.count, u.component, u.count
+                "        ({}, [{}, {}, {}, {}]),",
+                register(&k.register).1,
+                v[0],
+                v[1],
+                v[2],
+                v[3]
             );
-            table.push((u.name.clone(), ident));
         }
-        s += "    /// Every uniform by its name in the shader.\n    pub const UNIFORMS: &[(&str, Uniform)] = &[\n";
-        for (name, ident) in &table {
-            let _ = writeln!(s, "        ({name:?}, {ident}),");
+        *s += "    ];\n";
+        *s += "    /// Samplers: name and `fs` register number.\n    pub const SAMPLERS: &[(&str, u16)] = &[\n";
+        for smp in &r.samplers {
+            let _ = writeln!(
+                s,
+                "        ({:?}, {}),",
+                smp.name,
+                register(&smp.register).1
+            );
         }
-        s += "    ];\n";
-        s += "    /// Input attributes: name and register number (`v`/`va`).\n    pub const INPUTS: &[(&str, u16)] = &[\n";
-        for i in &r.inputs {
-            let _ = writeln!(s, "        ({:?}, {}),", i.name, register(&i.register).1);
-        }
-        s += "    ];\n";
-        if c.target == Target::Agal {
-            s += "    /// Literal constants to upload once: register number and its four values.\n    pub const CONSTANTS: &[(u16, [f32; 4])] = &[\n";
-            for k in &r.constants {
-                let v = k.value.map(float);
-                let _ = writeln!(
-                    s,
-                    "        ({}, [{}, {}, {}, {}]),",
-                    register(&k.register).1,
-                    v[0],
-                    v[1],
-                    v[2],
-                    v[3]
-                );
-            }
-            s += "    ];\n";
-            s += "    /// Samplers: name and `fs` register number.\n    pub const SAMPLERS: &[(&str, u16)] = &[\n";
-            for smp in &r.samplers {
-                let _ = writeln!(
-                    s,
-                    "        ({:?}, {}),",
-                    smp.name,
-                    register(&smp.register).1
-                );
-            }
-            s += "    ];\n";
-        }
-        s += "}\n";
+        *s += "    ];\n";
     }
-    s
+}
+
+/// A linked program's items: the vertex shaders' uniforms (one space, as picasso's header
+/// lists them), and a `geometry` submodule per geometry shader for its own space
+/// (`geometry`, then `geometry_2` …).
+fn linked_items(s: &mut String, l: &Linked) {
+    let rows = |shaders: &[&picasso::LinkedShader]| -> Vec<Row> {
+        let mut rows: Vec<Row> = Vec::new();
+        for sh in shaders {
+            for u in &sh.uniforms {
+                if rows.iter().any(|r| r.name == u.name) {
+                    continue;
+                }
+                rows.push(Row {
+                    name: u.name.clone(),
+                    ident: identifier(&u.name, true),
+                    doc: format!(
+                        "`{}` in {}: {}{}, {} register(s).",
+                        u.name, sh.input, u.file, u.register, u.count
+                    ),
+                    file: u.file.to_string(),
+                    number: u.register.into(),
+                    component: 0,
+                    count: u.count,
+                });
+            }
+        }
+        rows
+    };
+    let vertex: Vec<&picasso::LinkedShader> =
+        l.shaders.iter().filter(|s| s.stage == Stage::Vertex).collect();
+    uniform_items(s, &rows(&vertex), "    ");
+    let mut k = 0;
+    for g in l.shaders.iter().filter(|s| s.stage == Stage::Geometry) {
+        k += 1;
+        let name = if k == 1 {
+            "geometry".to_string()
+        } else {
+            format!("geometry_{k}")
+        };
+        let _ = writeln!(
+            s,
+            "    /// The geometry shader of `{}`: its own uniform space.\n    pub mod {name} {{\n        use super::super::Uniform;",
+            g.input
+        );
+        uniform_items(s, &rows(&[g]), "        ");
+        *s += "    }\n";
+    }
 }
 
 #[cfg(test)]

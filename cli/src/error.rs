@@ -65,6 +65,16 @@ impl Error {
         }
     }
 
+    /// An error for `diagnostics`, rendered as `rendered` (for inputs with their own form of
+    /// message, such as picasso's).
+    pub(crate) fn with_text(diagnostics: Diagnostics, rendered: String) -> Error {
+        Error {
+            kind: ErrorKind::Rejected,
+            diagnostics,
+            rendered,
+        }
+    }
+
     /// An error that is not about a rule of the input: `message` is the whole text.
     pub(crate) fn other(kind: ErrorKind, message: String) -> Error {
         Error {

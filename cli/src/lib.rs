@@ -54,6 +54,7 @@ mod compile;
 mod error;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]
 mod naga_input;
+pub mod picasso;
 
 #[cfg(feature = "cli")]
 #[doc(hidden)]

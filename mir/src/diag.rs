@@ -61,16 +61,17 @@ pub enum Fault {
 impl Fault {
     /// The fault a rule identifier names, by the project's naming of rules: `*.internal` and
     /// `*.limit` say so; the validity checks (`phys`, `layout`, `id`, `type`, `cfg`, `asm`,
-    /// `naga`, `entry`, option and link rules) are the input's; everything else (capabilities,
+    /// `naga`, `entry`, `picasso`, option and link rules) are the input's; everything else (capabilities,
     /// lowering, the back ends' refusals) is unsupported.
     pub fn of_rule(rule: &str) -> Fault {
         let (family, name) = rule.split_once('.').unwrap_or((rule, ""));
         match (family, name) {
             (_, "internal") => Fault::Internal,
             (_, "limit") => Fault::Limit,
-            ("phys" | "layout" | "id" | "type" | "cfg" | "asm" | "naga" | "entry", _) => {
-                Fault::Input
-            }
+            (
+                "phys" | "layout" | "id" | "type" | "cfg" | "asm" | "naga" | "entry" | "picasso",
+                _,
+            ) => Fault::Input,
             (_, "option" | "link") => Fault::Input,
             _ => Fault::Unsupported,
         }

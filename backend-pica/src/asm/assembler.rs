@@ -129,6 +129,8 @@ pub(super) enum ConstDecl {
 /// What one file contributes to its DVLE.
 #[derive(Clone, Debug, Default)]
 pub(super) struct DvleState {
+    /// The index of the file that made it.
+    pub(super) source: usize,
     pub(super) entry: String,
     pub(super) nodvle: bool,
     pub(super) geo: bool,
@@ -177,6 +179,9 @@ pub(super) enum BlockKind {
 pub(super) struct Block {
     pub(super) kind: BlockKind,
     pub(super) pos: usize,
+    /// Where it opened, for an error if it never closes.
+    pub(super) line: usize,
+    pub(super) text: String,
 }
 
 /// A reference to a procedure or label, resolved later.
@@ -186,6 +191,8 @@ pub(super) struct Reloc {
     pub(super) name: String,
     pub(super) file: String,
     pub(super) line: usize,
+    /// The line's text, for the column of an error.
+    pub(super) text: String,
 }
 
 /// Per-file state (picasso clears it before each file).
@@ -193,10 +200,14 @@ pub(super) struct Reloc {
 pub(super) struct FileState {
     pub(super) name: String,
     pub(super) line: usize,
+    /// The current line's text.
+    pub(super) text: String,
     pub(super) aliases: HashMap<String, Alias>,
     pub(super) labels: HashMap<String, usize>,
     pub(super) label_relocs: Vec<Reloc>,
     pub(super) dvle: Option<usize>,
+    /// Its place in the command line.
+    pub(super) index: usize,
 }
 
 pub(crate) struct Assembler {
@@ -210,13 +221,15 @@ pub(crate) struct Assembler {
     pub(super) shared: Space,
     pub(super) gsh: Space,
     pub(super) file: FileState,
+    pub(super) options: super::Options,
+    pub(super) warnings: Vec<AsmError>,
 }
 
 /// picasso's limit on nested blocks.
 const MAX_STACK: usize = 32;
 
 impl Assembler {
-    pub(crate) fn new() -> Assembler {
+    pub(crate) fn new(options: super::Options) -> Assembler {
         Assembler {
             code: Vec::new(),
             stack: Vec::new(),
@@ -228,16 +241,14 @@ impl Assembler {
             shared: Space::new(FVEC_BASE, 0x98),
             gsh: Space::new(FVEC_BASE, 0x97),
             file: FileState::default(),
+            options,
+            warnings: Vec::new(),
         }
     }
 
     /// An error at the current line.
     pub(super) fn err(&self, message: impl Into<String>) -> AsmError {
-        AsmError {
-            file: self.file.name.clone(),
-            line: self.file.line,
-            message: message.into(),
-        }
+        AsmError::new(&self.file.name, self.file.line, message)
     }
 
     /// The current file's DVLE, created on first use (as picasso's `GetDvleData`).
@@ -246,6 +257,7 @@ impl Assembler {
             Some(i) => i,
             None => {
                 self.dvles.push(DvleState {
+                    source: self.file.index,
                     entry: "main".to_string(),
                     ..DvleState::default()
                 });
@@ -277,6 +289,8 @@ impl Assembler {
         self.stack.push(Block {
             kind,
             pos: self.code.len(),
+            line: self.file.line,
+            text: self.file.text.clone(),
         });
         Ok(())
     }
@@ -284,7 +298,13 @@ impl Assembler {
     fn pad_if(&mut self, closing: Closing, start: usize) {
         let closed = self.last_was_end;
         if padding::needs_nop(&self.code, closing, start, closed) {
-            self.code.push(Inst::Nop);
+            if self.options.padding_nops {
+                self.code.push(Inst::Nop);
+            } else {
+                // picasso -n: the NOP is left out, with a warning.
+                self.warnings
+                    .push(self.err("a padding NOP is required here").warning());
+            }
         }
         if closed {
             self.last_was_end = false;
@@ -304,6 +324,7 @@ impl Assembler {
             Some(Block {
                 kind: BlockKind::If { else_start },
                 pos,
+                ..
             }) => (*pos, else_start.is_some()),
             _ => return Err(self.err(".else with unmatched IF")),
         };
@@ -383,12 +404,18 @@ impl Assembler {
         Ok(())
     }
 
-    /// Assembles one file.
-    pub(crate) fn assemble_file(&mut self, name: &str, text: &str) -> Result<(), AsmError> {
+    /// Assembles the file at `index` on the command line.
+    pub(crate) fn assemble_file(
+        &mut self,
+        index: usize,
+        name: &str,
+        text: &str,
+    ) -> Result<(), AsmError> {
         self.shared.fvec.clear_local();
         self.shared.ivec.clear_local();
         self.shared.bool.clear_local();
         self.file = FileState {
+            index,
             name: name.to_string(),
             ..FileState::default()
         };
@@ -396,57 +423,32 @@ impl Assembler {
         for raw in text.split('\n') {
             self.file.line = next_line;
             next_line += 1;
-            let line = text::split_line(raw);
-            for label in &line.labels {
-                if !text::is_identifier(label) {
-                    return Err(self.err(format!("invalid label name: {label}")));
-                }
-                if self
-                    .file
-                    .labels
-                    .insert(label.to_string(), self.code.len())
-                    .is_some()
-                {
-                    return Err(self.err(format!("duplicate label: {label}")));
-                }
-            }
-            let Some(command) = line.command else {
-                continue;
-            };
-            if let Some(marker) = command.strip_prefix('#') {
-                // A `# N "file"` line marker from cpp: the next line is line N of that file.
-                let words = text::blank_args(marker.trim_start());
-                let mut parts = words
-                    .iter()
-                    .chain(text::blank_args(line.rest).iter())
-                    .copied()
-                    .collect::<Vec<_>>();
-                parts.retain(|p| !p.is_empty());
-                if let Some(n) = parts.first().and_then(|n| text::parse_uint(n)) {
-                    next_line = n as usize;
-                }
-                if let Some(f) = parts.get(1) {
-                    self.file.name = f.trim_matches('"').to_string();
-                }
-                continue;
-            }
-            if let Some(directive) = command.strip_prefix('.') {
-                self.directive(&directive.to_ascii_lowercase(), line.rest)?;
-            } else {
-                self.instruction(&command.to_ascii_lowercase(), line.rest)?;
+            self.file.text = raw.to_string();
+            let warned = self.warnings.len();
+            self.assemble_line(raw, &mut next_line)
+                .map_err(|e| e.locate(raw))?;
+            for w in &mut self.warnings[warned..] {
+                *w = std::mem::take(w).locate(raw);
             }
         }
-        if !self.stack.is_empty() {
-            return Err(self.err("unclosed block(s)"));
+        if let Some(open) = self.stack.last() {
+            // Where the innermost open block began (picasso names the end of the file).
+            return Err(AsmError::new(
+                &self.file.name,
+                open.line,
+                "unclosed block(s): this block has no .end",
+            )
+            .locate(&open.text));
         }
         let relocs = std::mem::take(&mut self.file.label_relocs);
         for r in relocs {
             let Some(&addr) = self.file.labels.get(&r.name) else {
-                return Err(AsmError {
-                    file: r.file,
-                    line: r.line,
-                    message: format!("label '{}' is undefined", r.name),
-                });
+                return Err(AsmError::new(
+                    &r.file,
+                    r.line,
+                    format!("label '{}' is undefined", r.name),
+                )
+                .locate(&r.text));
             };
             let t = self.target(addr)?;
             match self.code.get_mut(r.at) {
@@ -457,15 +459,56 @@ impl Assembler {
         Ok(())
     }
 
+    /// Assembles one line; `next_line` is the number the next line gets (a `#` line marker
+    /// changes it).
+    fn assemble_line(&mut self, raw: &str, next_line: &mut usize) -> Result<(), AsmError> {
+        let line = text::split_line(raw);
+        for label in &line.labels {
+            if !text::is_identifier(label) {
+                return Err(self.err(format!("invalid label name: {label}")));
+            }
+            if self
+                .file
+                .labels
+                .insert(label.to_string(), self.code.len())
+                .is_some()
+            {
+                return Err(self.err(format!("duplicate label: {label}")));
+            }
+        }
+        let Some(command) = line.command else {
+            return Ok(());
+        };
+        if let Some(marker) = command.strip_prefix('#') {
+            // A `# N "file"` line marker from cpp: the next line is line N of that file.
+            let words = text::blank_args(marker.trim_start());
+            let mut parts = words
+                .iter()
+                .chain(text::blank_args(line.rest).iter())
+                .copied()
+                .collect::<Vec<_>>();
+            parts.retain(|p| !p.is_empty());
+            if let Some(n) = parts.first().and_then(|n| text::parse_uint(n)) {
+                *next_line = n as usize;
+            }
+            if let Some(f) = parts.get(1) {
+                self.file.name = f.trim_matches('"').to_string();
+            }
+            return Ok(());
+        }
+        if let Some(directive) = command.strip_prefix('.') {
+            self.directive(&directive.to_ascii_lowercase(), line.rest)?;
+        } else {
+            self.instruction(&command.to_ascii_lowercase(), line.rest)?;
+        }
+        Ok(())
+    }
+
     /// Resolves procedures and entry points, encodes, and builds the binary.
-    pub(crate) fn finish(mut self) -> Result<ShaderBinary, AsmError> {
+    pub(crate) fn finish(mut self) -> Result<super::Assembled, AsmError> {
         let relocs = std::mem::take(&mut self.proc_relocs);
         for r in relocs {
-            let at_err = |message: String| AsmError {
-                file: r.file.clone(),
-                line: r.line,
-                message,
-            };
+            let at_err = |message: String| AsmError::new(&r.file, r.line, message).locate(&r.text);
             let &(start, size) = self
                 .procs
                 .get(&r.name)
@@ -495,11 +538,7 @@ impl Assembler {
             }
         }
         let last_file = self.file.name.clone();
-        let fail = |message: String| AsmError {
-            file: last_file.clone(),
-            line: 0,
-            message,
-        };
+        let fail = |message: String| AsmError::new(&last_file, 0, message);
         if self.dvles.iter().all(|d| d.nodvle) {
             return Err(fail(
                 "no DVLEs can be generated from the given input file(s)".into(),
@@ -555,10 +594,56 @@ impl Assembler {
                 uniforms,
             });
         }
-        Ok(ShaderBinary {
-            code: program.code,
-            descriptors: program.descriptors,
-            dvles,
+        let header = self.header();
+        let sources = self
+            .dvles
+            .iter()
+            .filter(|d| !d.nodvle)
+            .map(|d| d.source)
+            .collect();
+        Ok(super::Assembled {
+            sources,
+            binary: ShaderBinary {
+                code: program.code,
+                descriptors: program.descriptors,
+                dvles,
+            },
+            header,
+            warnings: self.warnings,
         })
+    }
+
+    /// picasso's `-h` header: every declaration in the shared (vertex) uniform space, in
+    /// order and once per declaration (a uniform declared by two files is listed twice), but
+    /// not the hidden `_` ones; the prefix is `GSH` when the first file's shader is a geometry
+    /// shader, else `VSH`.
+    fn header(&self) -> String {
+        let prefix = match self.dvles.first() {
+            Some(d) if d.geo => "GSH",
+            _ => "VSH",
+        };
+        let mut h = String::from("// Generated by picasso\n#pragma once\n");
+        for u in self.globals.iter().filter(|u| !u.name.starts_with('_')) {
+            let name = &u.name;
+            match u.kind {
+                UniformKind::Float => {
+                    h += &format!("#define {prefix}_FVEC_{name} 0x{:02X}\n", u.pos - FVEC_BASE)
+                }
+                UniformKind::Int => {
+                    h += &format!("#define {prefix}_IVEC_{name} 0x{:02X}\n", u.pos - IVEC_BASE)
+                }
+                UniformKind::Bool if u.size == 1 => {
+                    h += &format!("#define {prefix}_FLAG_{name} BIT({})\n", u.pos - BOOL_BASE)
+                }
+                UniformKind::Bool => {
+                    h += &format!(
+                        "#define {prefix}_FLAG_{name}(_n) BIT({}+(_n))\n",
+                        u.pos - BOOL_BASE
+                    )
+                }
+            }
+            h += &format!("#define {prefix}_ULEN_{name} {}\n", u.size);
+        }
+        h
     }
 }

@@ -181,6 +181,7 @@ impl Assembler {
             name: name.to_string(),
             file: self.file.name.clone(),
             line: self.file.line,
+            text: self.file.text.clone(),
         })
     }
 

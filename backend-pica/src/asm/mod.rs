@@ -36,23 +36,213 @@ pub struct SourceFile<'a> {
     pub text: &'a str,
 }
 
-/// An assembly error, with the file and line it was found on.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: error: {message}")]
+/// An assembly error (or, from [`Assembled::warnings`], a warning), with the file, line and
+/// column it was found at and the rule it breaks.
+///
+/// It displays as picasso prints its messages, with the column added
+/// (`file:line:column: error: message`, which editors' and CI's gcc-style matchers read); the
+/// rule is [`AsmError::rule`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.head())]
 pub struct AsmError {
     /// The file.
     pub file: String,
     /// The line (1-based; 0 for errors found after the last file).
     pub line: usize,
+    /// The column of what is wrong (1-based, in characters; 0 when the line is unknown).
+    pub column: usize,
+    /// How many characters from `column` are wrong (at least 1 when `column` is known).
+    pub width: usize,
+    /// The line's text, when known.
+    pub text: String,
     /// What is wrong.
     pub message: String,
+    /// A warning rather than an error.
+    pub warning: bool,
+}
+
+impl AsmError {
+    /// An error at `file`:`line`, located on the line later.
+    pub(crate) fn new(file: &str, line: usize, message: impl Into<String>) -> AsmError {
+        AsmError {
+            file: file.to_string(),
+            line,
+            message: message.into(),
+            ..AsmError::default()
+        }
+    }
+
+    /// The same message as a warning.
+    pub(crate) fn warning(mut self) -> AsmError {
+        self.warning = true;
+        self
+    }
+
+    /// Finds the column on the line `raw`: the token the message names after its last
+    /// `: ` (picasso's messages end with the offending text), else the line's command word.
+    pub(crate) fn locate(mut self, raw: &str) -> AsmError {
+        if self.column != 0 {
+            return self;
+        }
+        let code = raw.find(';').map_or(raw, |i| &raw[..i]);
+        let named = self
+            .message
+            .rsplit_once(": ")
+            .map(|(_, t)| t.trim().trim_matches('\''))
+            .filter(|t| !t.is_empty())
+            .and_then(|t| code.find(t).map(|at| (at, t.len())))
+            .or_else(|| {
+                // `label 'x' is undefined`, `procedure 'x' is undefined`: the quoted name.
+                let quoted = self.message.split('\'').nth(1)?;
+                let at = code.rfind(quoted)?;
+                Some((at, quoted.len()))
+            });
+        let (at, len) = named.unwrap_or_else(|| {
+            let start = code.len() - code.trim_start().len();
+            let len = code[start..]
+                .find([' ', '\t'])
+                .unwrap_or(code.len() - start);
+            (start, len)
+        });
+        self.column = code[..at].chars().count() + 1;
+        self.width = code[at..at + len].chars().count().max(1);
+        self.text = raw.trim_end_matches('\r').to_string();
+        self
+    }
+
+    /// The rule broken, from the kind of message: `picasso.syntax`, `picasso.operand`,
+    /// `picasso.block`, `picasso.symbol`, `picasso.directive`, `picasso.limit`,
+    /// `picasso.padding` (the warning of `-n`) or `picasso.internal`.
+    pub fn rule(&self) -> &'static str {
+        let m = self.message.as_str();
+        let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
+        if m.starts_with("internal") {
+            "picasso.internal"
+        } else if has(&["padding NOP"]) {
+            "picasso.padding"
+        } else if (has(&["too many", "not enough"]) && !has(&["too many parameters"]))
+            || has(&["(max ", "NUM has 8 bits", "beyond 4095", "longer than 255"])
+        {
+            "picasso.limit"
+        } else if has(&[
+            "undefined",
+            "duplicate",
+            "already",
+            "mismatched uniform",
+            "previously declared",
+            "no DVLEs",
+        ]) {
+            "picasso.symbol"
+        } else if has(&[
+            ".else",
+            ".end",
+            "unclosed",
+            "outside block",
+            "nested",
+            "spurious",
+        ]) {
+            "picasso.block"
+        } else if has(&[
+            "register",
+            "negated",
+            "index",
+            "5 bits",
+            "source",
+            "destination",
+            "Inverting",
+        ]) {
+            "picasso.operand"
+        } else if m.starts_with('.')
+            || has(&[
+                "output",
+                "semantic",
+                "setemit",
+                "vertex id",
+                "geometry",
+                "uniform",
+                "array",
+                "constant",
+                "dummy",
+                "collides",
+            ])
+        {
+            "picasso.directive"
+        } else {
+            "picasso.syntax"
+        }
+    }
+
+    /// The first line: `file:line:column: error: message` (picasso's form, with the column).
+    fn head(&self) -> String {
+        let severity = if self.warning { "warning" } else { "error" };
+        match (self.line, self.column) {
+            (0, _) => format!("{}: {severity}: {}", self.file, self.message),
+            (l, 0) => format!("{}:{l}: {severity}: {}", self.file, self.message),
+            (l, c) => format!("{}:{l}:{c}: {severity}: {}", self.file, self.message),
+        }
+    }
+
+    /// The whole message as the command line prints it: the first line, then the source
+    /// line with the fault underlined, then the rule.
+    pub fn render(&self) -> String {
+        let mut out = format!("{}\n", self.head());
+        if self.column != 0 {
+            let number = self.line.to_string();
+            let pad = " ".repeat(number.len() + 1);
+            let shown: String = self
+                .text
+                .chars()
+                .map(|c| if c == '\t' { ' ' } else { c })
+                .collect();
+            out.push_str(&format!("{pad}|\n{number} | {shown}\n{pad}| "));
+            out.push_str(&" ".repeat(self.column - 1));
+            out.push_str(&"^".repeat(self.width.max(1)));
+            out.push('\n');
+        }
+        let pad = " ".repeat(self.line.to_string().len() + 1);
+        out.push_str(&format!("{pad}= rule: {}\n", self.rule()));
+        out
+    }
+}
+
+/// How to assemble (picasso's options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Insert the padding NOPs the hardware needs at `.end`/`.else` (picasso's default;
+    /// `-n`/`--no-nop` turns it off, and each place that needs one is then a warning).
+    pub padding_nops: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { padding_nops: true }
+    }
+}
+
+/// What [`assemble_with`] made.
+#[derive(Clone, Debug)]
+pub struct Assembled {
+    /// The binary.
+    pub binary: ShaderBinary,
+    /// The C header picasso writes with `-h`, byte for byte.
+    pub header: String,
+    /// Warnings (with `padding_nops` off, each padding NOP left out).
+    pub warnings: Vec<AsmError>,
+    /// For each DVLE of the binary, the index of the file that made it (a `.nodvle` file,
+    /// or one with procedures only, makes none).
+    pub sources: Vec<usize>,
 }
 
 /// Assembles `files` (in order, as `picasso -o out.shbin a.v.pica b.g.pica` would).
 pub fn assemble(files: &[SourceFile<'_>]) -> Result<ShaderBinary, AsmError> {
-    let mut a = assembler::Assembler::new();
-    for f in files {
-        a.assemble_file(f.name, f.text)?;
+    assemble_with(files, &Options::default()).map(|a| a.binary)
+}
+
+/// Assembles `files` with `options`, and writes picasso's header for them too.
+pub fn assemble_with(files: &[SourceFile<'_>], options: &Options) -> Result<Assembled, AsmError> {
+    let mut a = assembler::Assembler::new(*options);
+    for (i, f) in files.iter().enumerate() {
+        a.assemble_file(i, f.name, f.text)?;
     }
     a.finish()
 }

@@ -16,6 +16,13 @@ use spv2retro::{Profile, SamplerFlags, Stage};
                   unreadable (diagnostics on stderr, no output written), 2 on a usage error."
 )]
 struct Cli {
+    /// The shader: a SPIR-V binary (`.spv`, either byte order), SPIR-V assembly text
+    /// (`.spvasm`), GLSL (`.vert`, `.frag`, `.glsl`) or WGSL (`.wgsl`, both through naga's
+    /// front ends), AGALMiniAssembler text (`.agalasm`) or AGAL bytes (`.agal`); `-` reads
+    /// standard input (SPIR-V).
+    #[arg(value_name = "INPUT")]
+    input: std::path::PathBuf,
+
     #[command(flatten)]
     common: Common,
 
@@ -59,10 +66,7 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.validate {
-        return driver::report(
-            "spv2agal",
-            driver::validate_agal(&cli.common.input, cli.profile),
-        );
+        return driver::report("spv2agal", driver::validate_agal(&cli.input, cli.profile));
     }
     let samplers = match cli
         .samplers
@@ -87,7 +91,10 @@ fn main() -> ExitCode {
         samplers,
         link: cli.link,
     });
-    driver::report("spv2agal", driver::run(&cli.common, stage, &target))
+    driver::report(
+        "spv2agal",
+        driver::run(&cli.input, &cli.common, stage, &target),
+    )
 }
 
 #[cfg(test)]

@@ -1,33 +1,79 @@
-//! `spv2pica`: SPIR-V vertex shaders to PICA200 `.shbin` for the Nintendo 3DS.
+//! `spv2pica`: shaders to PICA200 `.shbin` for the Nintendo 3DS, and a drop-in for picasso.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{ArgAction, Parser};
 use spv2retro::cli::args::{Common, Pica};
 use spv2retro::cli::driver::{self, Target};
 
-/// Compile a SPIR-V vertex shader to a PICA200 program (.shbin) for the Nintendo 3DS.
+/// Compile a vertex shader (SPIR-V, SPIR-V assembly, GLSL or WGSL) to a PICA200 program
+/// (.shbin) for the Nintendo 3DS; or assemble and link picasso sources, as picasso does,
+/// with compiled shaders among them.
 #[derive(Parser, Debug)]
 #[command(
     name = "spv2pica",
     version,
-    after_help = "Exit status: 0 on success, 1 when the input is invalid, unsupported or \
-                  unreadable (diagnostics on stderr, no output written), 2 on a usage error."
+    disable_help_flag = true,
+    disable_version_flag = true,
+    after_help = "picasso's command line works unchanged: `spv2pica -o out.shbin [-h out.h] \
+                  [-n] a.v.pica [b.g.pica …]` writes the same bytes and header picasso 2.7.1 \
+                  writes. Inputs may mix picasso sources and shaders; each makes one DVLE, in \
+                  order.\n\nExit status: 0 on success, 1 when the input is invalid, \
+                  unsupported or unreadable (diagnostics on stderr, no output written), 2 on \
+                  a usage error."
 )]
 struct Cli {
+    /// The inputs: shaders (SPIR-V binary `.spv`, SPIR-V assembly `.spvasm`, GLSL `.vert`
+    /// `.glsl`, WGSL `.wgsl`; `-` reads SPIR-V from standard input) and picasso sources
+    /// (`.pica`, `.v.pica`, `.g.pica`, `.vsh`, `.gsh`). Several make one .shbin with one
+    /// DVLE per input.
+    #[arg(value_name = "INPUT", required = true)]
+    inputs: Vec<PathBuf>,
+
     #[command(flatten)]
     common: Common,
 
     #[command(flatten)]
     pica: Pica,
+
+    /// Also write picasso's C header (the vertex uniforms' registers as `VSH_FVEC_name`,
+    /// `VSH_ULEN_name`, …) to FILE.
+    #[arg(short = 'h', long = "header", value_name = "FILE")]
+    header: Option<PathBuf>,
+
+    /// Do not insert the padding NOPs picasso inserts at `.end`/`.else` (warn at each
+    /// place that needs one instead), as picasso's -n.
+    #[arg(short = 'n', long = "no-nop")]
+    no_nop: bool,
+
+    /// Print help.
+    #[arg(long, action = ArgAction::Help)]
+    help: Option<bool>,
+
+    /// Print the version.
+    #[arg(short = 'v', long, short_alias = 'V', action = ArgAction::Version)]
+    version: Option<bool>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    driver::report(
-        "spv2pica",
-        driver::run(&cli.common, None, &Target::Pica(cli.pica)),
-    )
+    let single_shader = cli.inputs.len() == 1
+        && !driver::is_picasso_source(&cli.inputs[0])
+        && cli.header.is_none()
+        && !cli.no_nop;
+    let outcome = if single_shader {
+        driver::run(&cli.inputs[0], &cli.common, None, &Target::Pica(cli.pica))
+    } else {
+        driver::link_pica(
+            &cli.inputs,
+            &cli.common,
+            &cli.pica,
+            cli.header.as_deref(),
+            !cli.no_nop,
+        )
+    };
+    driver::report("spv2pica", outcome)
 }
 
 #[cfg(test)]

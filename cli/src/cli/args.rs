@@ -4,18 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-/// The input and the options every run takes.
+/// The options every run takes.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// The shader: a SPIR-V binary (`.spv`, either byte order), SPIR-V assembly text
-    /// (`.spvasm`), GLSL (`.vert`, `.frag`, `.glsl`) or WGSL (`.wgsl`, both through naga's
-    /// front ends); `-` reads standard input (SPIR-V).
-    #[arg(value_name = "INPUT")]
-    pub input: PathBuf,
-
-    /// Where to write the output (`-` for standard output). Default: the input's name with
-    /// the extension of what is emitted.
-    #[arg(short = 'o', value_name = "FILE")]
+    /// Where to write the output (`-` for standard output). Default: the (first) input's
+    /// name with the extension of what is emitted.
+    #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// The entry point to compile, by name (needed only when the module has several).

@@ -104,17 +104,22 @@ fn source<'a>(
 }
 
 /// Runs one compile.
-pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(), Failure> {
-    let display = display_name(&common.input);
-    let bytes = read_input(&common.input)?;
+pub fn run(
+    input: &Path,
+    common: &Common,
+    stage: Option<Stage>,
+    target: &Target,
+) -> Result<(), Failure> {
+    let display = display_name(input);
+    let bytes = read_input(input)?;
     if let Target::Agal(agal) = target {
-        match common.input.extension().and_then(|e| e.to_str()) {
-            Some("agalasm") => return assemble_agal(common, agal, stage, &display, &bytes),
-            Some("agal") => return disassemble_agal(common, agal, &display, &bytes),
+        match input.extension().and_then(|e| e.to_str()) {
+            Some("agalasm") => return assemble_agal(input, common, agal, stage, &display, &bytes),
+            Some("agal") => return disassemble_agal(input, common, agal, &display, &bytes),
             _ => {}
         }
     }
-    let source = source(&common.input, &bytes, &display, stage)?;
+    let source = source(input, &bytes, &display, stage)?;
     let options = target.options(common, stage);
     let emits_mir = match target {
         Target::Pica(p) => p.emit == PicaEmit::Mir,
@@ -125,7 +130,7 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
         if common.check {
             return Ok(());
         }
-        return write_output(common, &display, "mir", text.as_bytes());
+        return write_output(input, common, &display, "mir", text.as_bytes());
     }
     let program = match target {
         // Linked with the other stage's shader: compiled as a pair (which passes the position
@@ -195,7 +200,102 @@ pub fn run(common: &Common, stage: Option<Stage>, target: &Target) -> Result<(),
     if let Some(path) = &common.reflect {
         write_file(path, &display, program.reflection.to_json().as_bytes())?;
     }
-    write_output(common, &display, extension, &bytes)
+    write_output(input, common, &display, extension, &bytes)
+}
+
+/// Whether `path` is picasso assembly (`.pica`, `.v.pica`, `.g.pica`, `.vsh`, `.gsh`).
+pub fn is_picasso_source(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("pica" | "vsh" | "gsh")
+    )
+}
+
+/// `spv2pica`'s picasso form: several inputs (picasso sources and shaders, mixed) linked
+/// into one `.shbin`, as `picasso -o OUT [-h HEADER] [-n] FILES…` does.
+pub fn link_pica(
+    inputs: &[std::path::PathBuf],
+    common: &Common,
+    pica: &Pica,
+    header: Option<&Path>,
+    padding_nops: bool,
+) -> Result<(), Failure> {
+    if pica.emit == PicaEmit::Mir {
+        return Err(Failure::Rejected(
+            "spv2pica: --emit mir shows one compiled shader; it does not apply to picasso \
+             sources or a link of several inputs\n"
+                .into(),
+        ));
+    }
+    let mut read = Vec::new();
+    for path in inputs {
+        read.push((path.as_path(), display_name(path), read_input(path)?));
+    }
+    let mut linked_inputs = Vec::new();
+    for (path, shown, bytes) in &read {
+        linked_inputs.push(if is_picasso_source(path) {
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                Failure::Rejected(format!("{shown}: error: the text is not UTF-8: {e}\n"))
+            })?;
+            crate::picasso::Input::picasso(shown, text)
+        } else {
+            crate::picasso::Input::Shader(source(path, bytes, shown, Some(Stage::Vertex))?)
+        });
+    }
+    let mut options = Options::pica();
+    options.semantics = pica.semantics.clone();
+    options.entry = common.entry.clone();
+    let linked = crate::picasso::link(&linked_inputs, &options, padding_nops)?;
+    eprint!("{}", linked.warnings);
+    let compiled: Vec<&Compiled> = linked
+        .shaders
+        .iter()
+        .filter_map(|s| s.compiled.as_ref())
+        .collect();
+    if common.reflect.is_some() && compiled.len() != 1 {
+        return Err(Failure::Rejected(format!(
+            "spv2pica: --reflect writes one compiled shader's reflection, and this link has \
+             {}; picasso sources are described by their declarations (and by -h)\n",
+            compiled.len()
+        )));
+    }
+    if common.check {
+        return Ok(());
+    }
+    let first = inputs[0].as_path();
+    let (bytes, extension) = match pica.emit {
+        PicaEmit::Shbin => (linked.bytes.clone(), "shbin"),
+        _ => {
+            let binary = backend_pica::shbin::read(&linked.bytes)
+                .map_err(|e| anyhow!("the linked program does not read back: {e}"))?;
+            (backend_pica::disasm::listing(&binary).into_bytes(), "pica")
+        }
+    };
+    let output = match &common.output {
+        Some(p) => p.clone(),
+        None => default_output(first, extension),
+    };
+    let shown = display_name(first);
+    if let (Some(path), Some(c)) = (&common.reflect, compiled.first()) {
+        write_file(path, &shown, c.reflection.to_json().as_bytes())?;
+    }
+    if let Some(h) = header {
+        write_file(h, &shown, linked.header.as_bytes())?;
+    }
+    write_path(&output, &shown, &bytes)
+}
+
+/// `sprite.v.pica` → `sprite.EXT`; `sprite.vert` → `sprite.EXT`.
+fn default_output(input: &Path, extension: &str) -> std::path::PathBuf {
+    let name = input.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let stem = ["v.pica", "g.pica", "pica", "vsh", "gsh"]
+        .iter()
+        .find_map(|e| name.strip_suffix(&format!(".{e}")))
+        .map(str::to_string);
+    match stem {
+        Some(stem) => input.with_file_name(format!("{stem}.{extension}")),
+        None => input.with_extension(extension),
+    }
 }
 
 /// The display name of an input path (`<stdin>` for `-`).
@@ -247,6 +347,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
 /// as AGALMiniAssembler does and checked against Flash's rules, written as bytes (or, with
 /// `--emit asm`, as this tool's listing of them).
 fn assemble_agal(
+    input: &Path,
     common: &Common,
     agal: &Agal,
     stage: Option<Stage>,
@@ -278,8 +379,9 @@ fn assemble_agal(
         return Ok(());
     }
     match agal.emit {
-        AgalEmit::Agal => write_output(common, shown, "agal", &program),
+        AgalEmit::Agal => write_output(input, common, shown, "agal", &program),
         AgalEmit::Asm => write_output(
+            input,
             common,
             shown,
             "agalasm",
@@ -295,6 +397,7 @@ fn assemble_agal(
 /// `spv2agal FILE.agal --emit asm`: the listing of a program's bytes (AGALMiniAssembler
 /// syntax, which `spv2agal FILE.agalasm` reads back to the same bytes).
 fn disassemble_agal(
+    input: &Path,
     common: &Common,
     agal: &Agal,
     shown: &str,
@@ -310,7 +413,7 @@ fn disassemble_agal(
     if common.check {
         return Ok(());
     }
-    write_output(common, shown, "agalasm", text.as_bytes())
+    write_output(input, common, shown, "agalasm", text.as_bytes())
 }
 
 /// The listing of AGAL bytes.
@@ -368,6 +471,7 @@ pub fn validate_agal(input: &Path, profile: crate::Profile) -> Result<(), Failur
 /// Writes `bytes` to `-o` (or beside the input with `extension`), through a temporary file
 /// renamed into place, so a failed run never leaves a partial file.
 fn write_output(
+    input: &Path,
     common: &Common,
     display: &str,
     extension: &str,
@@ -375,9 +479,14 @@ fn write_output(
 ) -> Result<(), Failure> {
     let path = match &common.output {
         Some(p) => p.clone(),
-        None if common.input == Path::new("-") => std::path::PathBuf::from("-"),
-        None => common.input.with_extension(extension),
+        None if input == Path::new("-") => std::path::PathBuf::from("-"),
+        None => input.with_extension(extension),
     };
+    write_path(&path, display, bytes)
+}
+
+/// Writes `bytes` to `path`, `-` being standard output.
+fn write_path(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
     if path == Path::new("-") {
         use std::io::Write;
         std::io::stdout()
@@ -385,7 +494,7 @@ fn write_output(
             .context("cannot write to standard output")?;
         return Ok(());
     }
-    write_file(&path, display, bytes)
+    write_file(path, display, bytes)
 }
 
 /// Writes `bytes` to `path` through a temporary file renamed into place, so a failed run

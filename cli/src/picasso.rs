@@ -1,0 +1,311 @@
+//! picasso's model of a PICA200 program: several sources, one `.shbin` (DVLB) with one DVLE
+//! per source, in order. Sources are picasso assembly (`.v.pica`, `.g.pica`, `.vsh`, `.gsh`,
+//! `.pica`) or shaders this crate compiles (SPIR-V, SPIR-V assembly, GLSL, WGSL), mixed: a
+//! compiled shader joins as its listing, which is picasso source that assembles to the same
+//! program, so it is linked exactly as picasso links a hand-written file (procedures shared
+//! across files, one uniform space for the vertex shaders, `.gsh` files with their own).
+//!
+//! ```
+//! use spv2retro::picasso::{Input, link};
+//!
+//! let vsh = ".fvec mvp[4]\n.out pos position\n.proc main\n\tdp4 pos.x, mvp[0], v0\n\
+//!            \tdp4 pos.y, mvp[1], v0\n\tdp4 pos.z, mvp[2], v0\n\tdp4 pos.w, mvp[3], v0\n\
+//!            \tend\n.end\n";
+//! let linked = link(&[Input::picasso("sprite.v.pica", vsh)], &spv2retro::Options::pica(), true)?;
+//! assert_eq!(&linked.bytes[..4], b"DVLB");
+//! assert!(linked.header.contains("#define VSH_FVEC_mvp 0x00\n"));
+//! assert_eq!(linked.shaders[0].uniforms[0].name, "mvp");
+//! # Ok::<(), spv2retro::Error>(())
+//! ```
+
+use std::collections::HashSet;
+
+use backend_pica::asm::{self, AsmError, SourceFile};
+use backend_pica::shbin::{self, ShaderType, UniformFile};
+use mir::{Diagnostic, Diagnostics};
+
+use crate::compile::{Compiled, Options, Source, Target, compile};
+use crate::{Error, ErrorKind, Stage};
+
+/// One input of a link.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// picasso assembly text.
+    Picasso {
+        /// The file name, for messages.
+        name: &'a str,
+        /// The text.
+        text: &'a str,
+    },
+    /// A shader to compile (a vertex shader: the PICA200 compiles no other stage yet).
+    Shader(Source<'a>),
+}
+
+impl<'a> Input<'a> {
+    /// picasso assembly called `name`.
+    pub fn picasso(name: &'a str, text: &'a str) -> Input<'a> {
+        Input::Picasso { name, text }
+    }
+
+    /// Its name, for messages.
+    pub fn name(&self) -> &'a str {
+        match self {
+            Input::Picasso { name, .. } => name,
+            Input::Shader(s) => s.name(),
+        }
+    }
+}
+
+/// A uniform of one shader of a linked program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkedUniform {
+    /// Its name as declared (`$` kept; the `.shbin` table has `.`).
+    pub name: String,
+    /// The register file: `c` (float vectors), `i` (integer vectors) or `b` (booleans).
+    pub file: &'static str,
+    /// The first register.
+    pub register: u16,
+    /// How many registers.
+    pub count: u16,
+}
+
+/// One shader (DVLE) of a linked program.
+#[derive(Clone, Debug)]
+pub struct LinkedShader {
+    /// The input it came from.
+    pub input: String,
+    /// Vertex or geometry.
+    pub stage: Stage,
+    /// Its uniforms by register (inputs left out), as its DVLE's table lists them.
+    pub uniforms: Vec<LinkedUniform>,
+    /// For a compiled shader, what the compiler made (its reflection holds for the linked
+    /// program: the link keeps every register).
+    pub compiled: Option<Compiled>,
+}
+
+/// What [`link`] made.
+#[derive(Clone, Debug)]
+pub struct Linked {
+    /// The `.shbin` (DVLB) for libctru's `DVLB_ParseFile`.
+    pub bytes: Vec<u8>,
+    /// The C header `picasso -h` writes, byte for byte: the vertex uniform space's
+    /// registers as `VSH_FVEC_name`, `VSH_IVEC_name`, `VSH_FLAG_name`, `VSH_ULEN_name`.
+    pub header: String,
+    /// One entry per DVLE, in order.
+    pub shaders: Vec<LinkedShader>,
+    /// Warnings, rendered as the command line prints them (empty when none).
+    pub warnings: String,
+}
+
+/// Links `inputs` into one program, as `picasso -o out.shbin a b …` does; compiled shaders
+/// are compiled with `options` first. `padding_nops` is picasso's default; `false` is its
+/// `-n`, which leaves the NOPs out and warns at each place that needs one.
+pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Result<Linked, Error> {
+    if options.target != Target::Pica {
+        return Err(Error::other(
+            ErrorKind::Rejected,
+            "picasso sources and .shbin links are for the PICA200: use Options::pica()".into(),
+        ));
+    }
+    // Compile the shaders first (their errors are about their own source), then give each
+    // input its text: a compiled shader's is its listing, with each procedure renamed where
+    // another input defines the same name (picasso's procedures are global).
+    let mut taken: HashSet<String> = HashSet::new();
+    for input in inputs {
+        if let Input::Picasso { text, .. } = input {
+            taken.extend(procedures(text));
+        }
+    }
+    let mut compiled: Vec<Option<Compiled>> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut warnings = String::new();
+    for (i, input) in inputs.iter().enumerate() {
+        match input {
+            Input::Picasso { text, .. } => {
+                texts.push(text.to_string());
+                compiled.push(None);
+            }
+            Input::Shader(source) => {
+                let mut o = options.clone();
+                o.stage.get_or_insert(Stage::Vertex);
+                let c = compile(*source, &o)?;
+                warnings += c.rendered_warnings();
+                let text = rename_procedures(&c.listing, i, &mut taken);
+                taken.extend(procedures(&text));
+                texts.push(text);
+                compiled.push(Some(c));
+            }
+        }
+    }
+    let names: Vec<String> = inputs
+        .iter()
+        .zip(&compiled)
+        .map(|(input, c)| match c {
+            Some(_) => format!("{} (compiled listing)", input.name()),
+            None => input.name().to_string(),
+        })
+        .collect();
+    let files: Vec<SourceFile<'_>> = names
+        .iter()
+        .zip(&texts)
+        .map(|(name, text)| SourceFile { name, text })
+        .collect();
+    let assembled =
+        asm::assemble_with(files.as_slice(), &asm::Options { padding_nops }).map_err(asm_error)?;
+    for w in &assembled.warnings {
+        warnings += &w.render();
+    }
+    let bytes = shbin::write(&assembled.binary).map_err(|e| {
+        Error::other(
+            ErrorKind::Rejected,
+            format!("{}: error: {e}", inputs[0].name()),
+        )
+    })?;
+    let mut shaders = Vec::new();
+    for (dvle, &source) in assembled.binary.dvles.iter().zip(&assembled.sources) {
+        let uniforms = uniforms(dvle);
+        let compiled = compiled[source].clone();
+        if let Some(c) = &compiled {
+            check_placement(c, &uniforms, inputs[source].name())?;
+        }
+        shaders.push(LinkedShader {
+            input: inputs[source].name().to_string(),
+            stage: match dvle.shader_type {
+                ShaderType::Vertex => Stage::Vertex,
+                ShaderType::Geometry => Stage::Geometry,
+            },
+            uniforms,
+            compiled,
+        });
+    }
+    Ok(Linked {
+        bytes,
+        header: assembled.header,
+        shaders,
+        warnings,
+    })
+}
+
+/// An assembly error as the library's error: picasso's first line (with the column), the
+/// line underlined, the rule.
+fn asm_error(e: AsmError) -> Error {
+    let mut d = Diagnostic::error(e.rule(), e.message.clone());
+    if e.line != 0 {
+        d.source = Some(format!("{}:{}:{}", e.file, e.line, e.column.max(1)));
+    }
+    Error::with_text(Diagnostics(vec![d]), e.render())
+}
+
+/// The uniforms of a DVLE's table (its inputs left out).
+fn uniforms(dvle: &shbin::Dvle) -> Vec<LinkedUniform> {
+    dvle.uniforms
+        .iter()
+        .filter_map(|u| {
+            let (file, first, count) = u.range()?;
+            let file = match file {
+                UniformFile::Input => return None,
+                UniformFile::Float => "c",
+                UniformFile::Int => "i",
+                UniformFile::Bool => "b",
+            };
+            Some(LinkedUniform {
+                name: u.name.clone(),
+                file,
+                register: first.into(),
+                count: count.into(),
+            })
+        })
+        .collect()
+}
+
+/// A compiled shader's code names its uniforms' registers: the link must have put each
+/// uniform where the compiler did. picasso gives the vertex shaders one uniform space, so an
+/// earlier vertex source that declares other uniforms moves a later one's.
+fn check_placement(c: &Compiled, linked: &[LinkedUniform], name: &str) -> Result<(), Error> {
+    let own = shbin::read(&c.bytes)
+        .ok()
+        .and_then(|b| b.dvles.into_iter().next())
+        .map(|d| uniforms(&d))
+        .unwrap_or_default();
+    for u in &own {
+        let Some(l) = linked.iter().find(|l| l.name == u.name) else {
+            continue;
+        };
+        if (l.file, l.register) != (u.file, u.register) {
+            let d = Diagnostic::error(
+                "picasso.link",
+                format!(
+                    "the uniform `{}` was compiled into {}{}, but the link put it at {}{}: \
+                     the vertex sources share one uniform space, and an earlier one declared \
+                     other uniforms first",
+                    u.name, u.file, u.register, l.file, l.register
+                ),
+            )
+            .with_note(format!(
+                "list {name} before the picasso sources, or declare the same uniforms in the \
+                 same order in each"
+            ));
+            return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+        }
+    }
+    Ok(())
+}
+
+/// The words of a picasso line: its command and arguments, comments and labels left out.
+fn words(line: &str) -> Vec<&str> {
+    let code = line.split(';').next().unwrap_or("");
+    let code = code.rsplit(':').next().unwrap_or(code);
+    code.split([' ', '\t', ','])
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The procedures a picasso text defines.
+fn procedures(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| match words(l).as_slice() {
+            [cmd, name, ..] if cmd.eq_ignore_ascii_case(".proc") => Some(name.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `listing` (input `index`) with each procedure whose name is `taken` renamed: in its
+/// `.proc`, `.entry` and calls.
+fn rename_procedures(listing: &str, index: usize, taken: &mut HashSet<String>) -> String {
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for name in procedures(listing) {
+        if taken.contains(&name) {
+            let mut new = format!("{name}_{index}");
+            while taken.contains(&new) {
+                new.push('_');
+            }
+            taken.insert(new.clone());
+            renames.push((name, new));
+        }
+    }
+    if renames.is_empty() {
+        return listing.to_string();
+    }
+    let mut out = String::new();
+    for line in listing.lines() {
+        let w = words(line);
+        let is_ref = matches!(
+            w.first().map(|c| c.to_ascii_lowercase()).as_deref(),
+            Some(".proc" | ".entry" | "call" | "callc" | "callu")
+        );
+        let mut line = line.to_string();
+        if is_ref {
+            if let Some(last) = w.last() {
+                if let Some((_, new)) = renames.iter().find(|(old, _)| old == last) {
+                    if let Some(at) = line.rfind(last) {
+                        line.replace_range(at..at + last.len(), new);
+                    }
+                }
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
