@@ -375,7 +375,10 @@ fn sets(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
     for path in &found {
         let name = path.to_string_lossy();
         if let Some(stem) = name.strip_suffix(".g.pica") {
-            if found.iter().any(|p| p.to_string_lossy() == format!("{stem}.v.pica")) {
+            if found
+                .iter()
+                .any(|p| p.to_string_lossy() == format!("{stem}.v.pica"))
+            {
                 continue; // linked with its vertex shader
             }
         }
@@ -393,7 +396,12 @@ fn sets(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
 
 /// Makes one job: a picasso link, AGALMiniAssembler text, or one compiled shader.
 fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
-    let extension = |p: &Path| p.extension().and_then(|e| e.to_str()).unwrap_or("").to_string();
+    let extension = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
     let first = &paths[0];
     if paths.len() > 1 || is_picasso(first) {
         let mut read = Vec::new();
@@ -469,14 +477,13 @@ fn agal_text(path: &Path, options: &Options) -> Result<Made, Error> {
             ));
         }
     };
-    let program = backend_agal::asm::assemble(text, stage, options.profile.version()).map_err(
-        |e| {
+    let program =
+        backend_agal::asm::assemble(text, stage, options.profile.version()).map_err(|e| {
             Error::other(
                 ErrorKind::Rejected,
                 format!("{shown}:{}: error[agal.asm]: {}", e.line, e.message),
             )
-        },
-    )?;
+        })?;
     if let Err(errors) = backend_agal::validate(&program, options.profile) {
         let text: Vec<String> = errors
             .iter()
@@ -740,6 +747,10 @@ fn rust_module(shaders: &[Output]) -> String {
         if let Some(l) = &out.linked {
             linked_items(&mut s, l);
         }
+        if out.compiled.is_none() && out.linked.is_none() {
+            // AGALMiniAssembler text names no uniforms: every register is the author's.
+            uniform_items(&mut s, &[], "    ");
+        }
         s += "}\n";
     }
     s
@@ -761,9 +772,10 @@ fn uniform_items(s: &mut String, rows: &[Row], indent: &str) {
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
     let mut table = Vec::new();
     for r in rows {
-        let base = r.ident.clone().unwrap_or_else(|| {
-            format!("{}{}", r.file, r.number).to_ascii_uppercase()
-        });
+        let base = r
+            .ident
+            .clone()
+            .unwrap_or_else(|| format!("{}{}", r.file, r.number).to_ascii_uppercase());
         let n = names.entry(base.clone()).or_insert(0);
         *n += 1;
         let ident = if *n == 1 { base } else { format!("{base}_{n}") };
@@ -882,8 +894,11 @@ fn linked_items(s: &mut String, l: &Linked) {
         }
         rows
     };
-    let vertex: Vec<&picasso::LinkedShader> =
-        l.shaders.iter().filter(|s| s.stage == Stage::Vertex).collect();
+    let vertex: Vec<&picasso::LinkedShader> = l
+        .shaders
+        .iter()
+        .filter(|s| s.stage == Stage::Vertex)
+        .collect();
     uniform_items(s, &rows(&vertex), "    ");
     let mut k = 0;
     for g in l.shaders.iter().filter(|s| s.stage == Stage::Geometry) {

@@ -108,7 +108,7 @@ fn the_build_helper_writes_programs_reflection_and_a_module() {
     assert_eq!(outputs.shaders.len(), 2);
     assert_eq!(outputs.shaders[0].module, "mvp_color");
     let shbin = std::fs::read(out.join("mvp_color.shbin")).unwrap();
-    assert_eq!(shbin, outputs.shaders[0].compiled.bytes);
+    assert_eq!(shbin, outputs.shaders[0].bytes);
     assert_eq!(&shbin[..4], b"DVLB");
     let agal = std::fs::read(out.join("phong.agal")).unwrap();
     assert_eq!(agal[0], 0xa0);
@@ -117,7 +117,7 @@ fn the_build_helper_writes_programs_reflection_and_a_module() {
     assert!(module.contains("pub mod phong {"), "{module}");
     // Every uniform of the reflection has its constant, with its register.
     for shader in &outputs.shaders {
-        for u in &shader.compiled.reflection.uniforms {
+        for u in &shader.compiled.as_ref().unwrap().reflection.uniforms {
             let number = u.register.trim_start_matches(char::is_alphabetic);
             assert!(
                 module.contains(&format!("register: {number}, component: {}", u.component)),
@@ -210,4 +210,75 @@ fn a_uniform_without_a_name_gets_its_registers_name_in_the_module() {
     assert!(module.contains("pub const C0: Uniform"), "{module}");
     assert!(module.contains("(\"\", C0),"), "{module}");
     assert!(!module.contains("pub const _:"), "{module}");
+}
+
+#[test]
+fn the_build_helper_takes_picasso_sets_and_agal_text_from_a_folder() {
+    let out = scratch("build-picasso");
+    let src = out.join("shaders");
+    std::fs::create_dir_all(&src).unwrap();
+    let set = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/thirdparty/picasso/devkitPro+3ds-examples")
+        .join("graphics-gpu-geoshader-source-program");
+    std::fs::copy(set.join("01-program.v.pica"), src.join("program.v.pica")).unwrap();
+    std::fs::copy(set.join("02-program.g.pica"), src.join("program.g.pica")).unwrap();
+    std::fs::write(src.join("tint.frag.agalasm"), "mul oc, v0, fc0\n").unwrap();
+    let outputs = Shaders::new()
+        .dir(&src, Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    // X.v.pica and X.g.pica are one program, as devkitPro's rules link them.
+    let names: Vec<&str> = outputs.shaders.iter().map(|s| s.module.as_str()).collect();
+    assert_eq!(names, ["program", "tint"]);
+    assert_eq!(
+        std::fs::read(out.join("program.shbin")).unwrap(),
+        std::fs::read(set.join("picasso.shbin")).unwrap(),
+        "picasso's bytes"
+    );
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub mod geometry {"), "{module}");
+    assert!(
+        module.contains(
+            "pub const PROJECTION: Uniform = Uniform { file: \"c\", register: 0, component: 0, count: 4 };"
+        ),
+        "{module}"
+    );
+    let agal = std::fs::read(out.join("tint.agal")).unwrap();
+    assert_eq!(agal[0], 0xa0);
+    assert_eq!(agal[6], 1, "a fragment program");
+
+    // A mistake in a picasso source stops the build with picasso's position and the rule.
+    std::fs::write(
+        src.join("program.g.pica"),
+        ".gsh point c0\n.proc gmain\n\tmov r0, v99\n\tend\n.end\n.entry gmain\n",
+    )
+    .unwrap();
+    let err = Shaders::new()
+        .linked(
+            "p",
+            [src.join("program.v.pica"), src.join("program.g.pica")],
+            Options::pica(),
+        )
+        .out_dir(&out)
+        .compile()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("program.g.pica:3:10: error: invalid input register: v99"),
+        "{text}"
+    );
+    assert!(text.contains("= rule: picasso.operand"), "{text}");
+    assert_eq!(err.diagnostics().0[0].rule, "picasso.operand");
+    // AGALMiniAssembler text whose name gives no stage, with no stage in the options.
+    std::fs::write(src.join("bare.agalasm"), "mov oc, fc0\n").unwrap();
+    let err = Shaders::new()
+        .shader(src.join("bare.agalasm"), Options::agal(Profile::Baseline))
+        .out_dir(&out)
+        .compile()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("X.vert.agalasm or X.frag.agalasm"),
+        "{err}"
+    );
 }

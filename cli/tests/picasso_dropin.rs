@@ -306,18 +306,16 @@ fn a_glsl_vertex_shader_links_with_a_hand_written_geometry_shader() {
             let v = &out.vertices[3 * t + k];
             assert_eq!(usize::from(v.vertex), k);
             assert_eq!(v.primitive, k == 2, "triangle {t} vertex {k}");
+            let near = |got: [f32; 4], want: [f32; 4]| {
+                got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-3)
+            };
             let want = project(pos);
-            for c in 0..4 {
-                assert!(
-                    (v.outputs[0][c] - want[c]).abs() < 1e-3,
-                    "triangle {t} vertex {k}: {:?} vs {want:?}",
-                    v.outputs[0]
-                );
-            }
-            let c_want = colours[k];
-            for c in 0..4 {
-                assert!((v.outputs[1][c] - c_want[c]).abs() < 1e-3);
-            }
+            assert!(
+                near(v.outputs[0], want),
+                "triangle {t} vertex {k}: {:?} vs {want:?}",
+                v.outputs[0]
+            );
+            assert!(near(v.outputs[1], colours[k]), "triangle {t} vertex {k}");
         }
     }
 }

@@ -8,6 +8,13 @@ fn main() -> Result<(), spv2retro::Error> {
     Shaders::new()
         // The 3DS vertex program, from GLSL.
         .shader("shaders/vshader.vert", Options::pica())
+        // Particle sprites: a GLSL vertex shader linked with a hand-written geometry shader
+        // into one .shbin, as `picasso -o sprite.shbin sprite.vert sprite.g.pica` would.
+        .linked(
+            "sprite",
+            ["shaders/sprite.vert", "shaders/sprite.g.pica"],
+            Options::pica(),
+        )
         // A Stage3D pair, for an AIR port of the same game.
         .shader(
             "shaders/stage3d/sprite_vs.vert",
@@ -15,6 +22,11 @@ fn main() -> Result<(), spv2retro::Error> {
         )
         .shader(
             "shaders/stage3d/sprite_fs.frag",
+            Options::agal(Profile::Baseline),
+        )
+        // Hand-written AGALMiniAssembler text, assembled and checked against Flash's rules.
+        .shader(
+            "shaders/stage3d/tint.frag.agalasm",
             Options::agal(Profile::Baseline),
         )
         .compile()?;

@@ -190,4 +190,75 @@ fn the_homebrew_example_builds_offline_and_its_outputs_agree() {
         }
     }
     assert!(compared >= 8, "only {compared} constants compared");
+
+    // The sprite program: the GLSL vertex shader and the hand-written geometry shader,
+    // linked into one .shbin; the constants the program prints are the DVLEs' tables.
+    let shbin = std::fs::read(out_dir.join("sprite.shbin")).unwrap();
+    let bin = backend_pica::shbin::read(&shbin).expect("the linked .shbin reads");
+    assert_eq!(bin.dvles.len(), 2);
+    assert_eq!(
+        bin.dvles[1].shader_type,
+        backend_pica::shbin::ShaderType::Geometry
+    );
+    for (k, module) in [(0, "sprite"), (1, "sprite.geometry")] {
+        for u in &bin.dvles[k].uniforms {
+            let Some((backend_pica::shbin::UniformFile::Float, first, count)) = u.range() else {
+                continue;
+            };
+            let line = format!("uniform {module} {} c{first} 0 {count}", u.name);
+            assert!(
+                stdout.lines().any(|l| l == line),
+                "missing {line:?} in\n{stdout}"
+            );
+        }
+    }
+    // Run it: a point through the vertex program, its outputs into the geometry program.
+    let sim = Simulator::new(&shbin).unwrap();
+    let model_view = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.5, -0.25, -2.0, 1.0],
+    ];
+    let mut u = Uniforms::default();
+    u.float[0..4].copy_from_slice(&model_view);
+    let mut inputs = [[0.0f32; 4]; 16];
+    inputs[0] = [1.0, 2.0, 3.0, 1.0];
+    inputs[1] = [0.25, 0.5, 0.75, 1.0];
+    let vertex = sim.run(0, &inputs, &u).expect("the vertex program runs");
+    let mut g_inputs = [[0.0f32; 4]; 16];
+    g_inputs[0] = vertex.outputs[0];
+    g_inputs[1] = vertex.outputs[1];
+    let view = mat_vec(&model_view, inputs[0]);
+    close(g_inputs[0], view, 4, "the point in view space");
+    // The geometry program's projection (rows, for DP4) and half-size.
+    let mut g = Uniforms::default();
+    g.float[0] = [2.0, 0.0, 0.0, 0.0];
+    g.float[1] = [0.0, 2.0, 0.0, 0.0];
+    g.float[2] = [0.0, 0.0, 1.0, 0.0];
+    g.float[3] = [0.0, 0.0, -1.0, 0.0];
+    g.float[4] = [0.125, 0.25, 0.0, 0.0];
+    let quad = sim
+        .run(1, &g_inputs, &g)
+        .expect("the geometry program runs");
+    let corners = [
+        (-1.0, -1.0, 0, false),
+        (1.0, -1.0, 1, false),
+        (-1.0, 1.0, 2, true),
+        (1.0, 1.0, 0, true),
+    ];
+    assert_eq!(quad.vertices.len(), 4);
+    for (v, &(sx, sy, slot, primitive)) in quad.vertices.iter().zip(&corners) {
+        let c = [view[0] + sx * 0.125, view[1] + sy * 0.25, view[2], view[3]];
+        let want = [2.0 * c[0], 2.0 * c[1], c[2], -c[2]];
+        close(v.outputs[0], want, 4, "a corner");
+        close(v.outputs[1], inputs[1], 4, "the colour");
+        assert_eq!((v.vertex, v.primitive), (slot, primitive));
+    }
+    assert!(quad.vertices[3].winding, "the second triangle is inverted");
+
+    // The AGALMiniAssembler text became a program Flash accepts.
+    let tint = std::fs::read(out_dir.join("tint.agal")).unwrap();
+    backend_agal::validate(&tint, backend_agal::Profile::Baseline).expect("Flash's rules");
+    assert!(stdout.contains("program tint 55 bytes"), "{stdout}");
 }

@@ -23,11 +23,17 @@ type Program = (
 );
 
 fn main() {
-    let programs: [Program; 3] = [
+    let programs: [Program; 6] = [
         (
             "vshader",
             shaders::vshader::BYTES,
             shaders::vshader::UNIFORMS,
+        ),
+        ("sprite", shaders::sprite::BYTES, shaders::sprite::UNIFORMS),
+        (
+            "sprite.geometry",
+            shaders::sprite::BYTES,
+            shaders::sprite::geometry::UNIFORMS,
         ),
         (
             "sprite_vs",
@@ -39,6 +45,7 @@ fn main() {
             shaders::sprite_fs::BYTES,
             shaders::sprite_fs::UNIFORMS,
         ),
+        ("tint", shaders::tint::BYTES, shaders::tint::UNIFORMS),
     ];
     for (name, bytes, uniforms) in programs {
         let aligned = (bytes.as_ptr() as usize).is_multiple_of(4);
@@ -60,6 +67,9 @@ fn main() {
         model_view.register,
         model_view.register + model_view.count - 1
     );
+    // The sprite program's geometry shader has its own uniform space (GPU_GEOMETRY_SHADER).
+    let size = shaders::sprite::geometry::SIZE;
+    println!("upload the sprite size to geometry c{}", size.register);
     for (register, value) in shaders::sprite_fs::CONSTANTS {
         println!("constant sprite_fs fc{register} {value:?}");
     }
