@@ -90,7 +90,7 @@ pub struct Outputs {
 /// The file extensions taken as shaders when a folder is given (GLSL and WGSL files without
 /// their feature are reported, not skipped).
 const SHADER_EXTENSIONS: &[&str] = &[
-    "spv", "spvasm", "vert", "frag", "glsl", "wgsl", "pica", "vsh", "gsh", "agalasm",
+    "spv", "spvasm", "vert", "frag", "glsl", "wgsl", "pica", "vsh", "gsh", "shlist", "agalasm",
 ];
 
 impl Shaders {
@@ -369,7 +369,7 @@ struct Made {
 }
 
 /// A folder's files as jobs: `X.v.pica` with `X.g.pica` (devkitPro's rule), every other file
-/// alone.
+/// (a `.shlist` too: the sources it names, linked) alone.
 fn sets(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
     let mut jobs = Vec::new();
     for path in &found {
@@ -403,6 +403,22 @@ fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
             .to_string()
     };
     let first = &paths[0];
+    if paths.len() == 1 && extension(first) == "shlist" {
+        // devkitPro's `.shlist`: the files to link, by name relative to the list, in order.
+        let list = std::fs::read_to_string(first).map_err(|e| io_error(first, e))?;
+        let dir = first.parent().unwrap_or(Path::new(""));
+        let listed: Vec<PathBuf> = list.split_whitespace().map(|f| dir.join(f)).collect();
+        for p in &listed {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+        if listed.is_empty() {
+            return Err(Error::other(
+                ErrorKind::Rejected,
+                format!("{}: the list names no source", first.display()),
+            ));
+        }
+        return make(&listed, options);
+    }
     if paths.len() > 1 || is_picasso(first) {
         let mut read = Vec::new();
         for p in paths {

@@ -248,6 +248,20 @@ fn the_build_helper_takes_picasso_sets_and_agal_text_from_a_folder() {
     assert_eq!(agal[0], 0xa0);
     assert_eq!(agal[6], 1, "a fragment program");
 
+    // A devkitPro .shlist: the files it names, linked in its order.
+    std::fs::write(src.join("both.shlist"), "program.v.pica\nprogram.g.pica\n").unwrap();
+    let listed = Shaders::new()
+        .shader(src.join("both.shlist"), Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    assert_eq!(listed.shaders[0].module, "both");
+    assert_eq!(
+        listed.shaders[0].bytes,
+        std::fs::read(set.join("picasso.shbin")).unwrap()
+    );
+    std::fs::remove_file(src.join("both.shlist")).unwrap();
+
     // A mistake in a picasso source stops the build with picasso's position and the rule.
     std::fs::write(
         src.join("program.g.pica"),
