@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "spv2pica/picasso.rs"]
+mod picasso;
+
 const PICA: &str = env!("CARGO_BIN_EXE_spv2pica");
 
 fn fixture(rel: &str) -> PathBuf {

@@ -1,4 +1,4 @@
-//! `spv2pica` as a drop-in for picasso: picasso's command line on the public sample sources
+//! `spv2pica` as a drop-in for picasso (a module of the `spv2pica` tests): picasso's command line on the public sample sources
 //! gives picasso 2.7.1's bytes and header (tests/fixtures/thirdparty/picasso, made by picasso
 //! itself), errors name file, line, column and rule, and compiled shaders link with
 //! hand-written geometry shaders into a program the simulator runs.
@@ -10,7 +10,7 @@ use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::picasso::{Input, link};
 use spv2retro::{Options, Source, Stage};
 
-const PICA: &str = env!("CARGO_BIN_EXE_spv2pica");
+use super::{PICA, scratch, stderr};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/thirdparty/picasso")
@@ -22,18 +22,6 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spv2pica-dropin-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Every set of the corpus: its folder and its sources in link order.
