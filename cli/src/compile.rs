@@ -153,6 +153,12 @@ pub struct Options {
     /// program for `gl_FragCoord`. [`compile_pair`] sets it for both programs; the fragment
     /// program then reads the uniform `spv2retro_viewport` (width, height in pixels).
     pub position_varying: Option<u32>,
+    /// GLSL: preprocessor definitions, as `#define NAME VALUE` before the first line (the
+    /// command line's `-D NAME=VALUE`).
+    pub defines: Vec<(String, String)>,
+    /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
+    /// fragment shader's take.
+    varyings: Option<Vec<(String, u32)>>,
 }
 
 impl Options {
@@ -168,6 +174,14 @@ impl Options {
             profile,
             ..Options::default()
         }
+    }
+
+    /// GLSL: defines `name` as `value` for the preprocessor (as `-D name=value`).
+    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Options {
+        let name = name.into();
+        self.defines.retain(|(n, _)| *n != name);
+        self.defines.push((name, value.into()));
+        self
     }
 
     /// Compiles the entry point called `name`.
@@ -269,6 +283,23 @@ struct Lowered {
     mir: mir::Module,
     /// The assembly text, when the input was text (diagnostics quote it).
     text: Option<String>,
+    /// Warnings about the source text (GLSL), and them rendered against it.
+    source_warnings: Vec<mir::Diagnostic>,
+    source_rendered: String,
+    /// Names to give back in the reflection: (as compiled, as the author wrote it).
+    renames: Vec<(String, String)>,
+}
+
+impl Lowered {
+    /// `reflection` with the author's names back.
+    fn named(&self, mut reflection: Reflection) -> Reflection {
+        for o in &mut reflection.outputs {
+            if let Some((_, name)) = self.renames.iter().find(|(from, _)| *from == o.name) {
+                o.name = name.clone();
+            }
+        }
+        reflection
+    }
 }
 
 /// The stage of the entry point `options` choose in `source`.
@@ -279,6 +310,12 @@ pub(crate) fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, E
 
 fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let name = source.name;
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut source_warnings = Vec::new();
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut source_rendered = String::new();
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut renames = Vec::new();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
     let (input, text): (Input<'_>, Option<&str>) = match source.code {
@@ -293,8 +330,22 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         Code::SpirvBinary(bytes) => (Input::Binary(bytes), None),
         Code::SpirvText(t) => (Input::Text(t), Some(t)),
         #[cfg(feature = "glsl")]
-        Code::Glsl(text, stage) => {
-            spirv_words = crate::naga_input::glsl(text, stage, name)?;
+        Code::Glsl(glsl, stage) => {
+            let input = crate::naga_input::GlslInput {
+                defines: &options.defines,
+                varyings: options.varyings.as_deref(),
+            };
+            let crate::naga_input::Glsl {
+                words,
+                warnings,
+                renames: r,
+            } = crate::naga_input::glsl(glsl, stage, name, &input)?;
+            renames = r;
+            if !warnings.is_empty() {
+                source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
+            }
+            source_warnings = warnings;
+            spirv_words = words;
             (Input::Binary(&spirv_words), None)
         }
         #[cfg(feature = "wgsl")]
@@ -320,6 +371,9 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         valid,
         mir,
         text: text.map(str::to_string),
+        source_warnings,
+        source_rendered,
+        renames,
     })
 }
 
@@ -376,13 +430,18 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
             let warnings = lowered
                 .valid
                 .annotate(Diagnostics(program.warnings.clone()));
+            let rendered = render_warnings(&warnings, name, lowered.text.as_deref());
+            let mut warnings = warnings;
+            warnings
+                .0
+                .splice(0..0, lowered.source_warnings.iter().cloned());
             Ok(Compiled {
                 target: Target::Pica,
                 stage: lowered.stage,
                 bytes: program.bytes.clone(),
                 listing: backend_pica::disasm::listing(&program.binary),
-                reflection: program.reflection,
-                rendered_warnings: render_warnings(&warnings, name, lowered.text.as_deref()),
+                reflection: lowered.named(program.reflection),
+                rendered_warnings: format!("{}{rendered}", lowered.source_rendered),
                 warnings,
                 agal: None,
             })
@@ -395,13 +454,24 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 stage: lowered.stage,
                 bytes: program.bytes.clone(),
                 listing: program.listing(),
-                reflection: program.reflection.clone(),
-                rendered_warnings: render_warnings(
-                    &Diagnostics(program.warnings.clone()),
-                    name,
-                    lowered.text.as_deref(),
+                reflection: lowered.named(program.reflection.clone()),
+                rendered_warnings: format!(
+                    "{}{}",
+                    lowered.source_rendered,
+                    render_warnings(
+                        &Diagnostics(program.warnings.clone()),
+                        name,
+                        lowered.text.as_deref(),
+                    )
                 ),
-                warnings: Diagnostics(program.warnings.clone()),
+                warnings: Diagnostics(
+                    lowered
+                        .source_warnings
+                        .iter()
+                        .chain(&program.warnings)
+                        .cloned()
+                        .collect(),
+                ),
                 agal: Some(Box::new(program)),
             })
         }
@@ -465,7 +535,13 @@ pub fn compile_pair(
     let mut options = options.clone();
     options.target = Target::Agal;
     let vertex_options = options.clone().stage(Stage::Vertex);
-    let fragment_options = options.clone().stage(Stage::Fragment);
+    let mut fragment_options = options.clone().stage(Stage::Fragment);
+    // Classic GLSL: the fragment shader's varyings take the vertex shader's locations, by
+    // name.
+    #[cfg(feature = "glsl")]
+    if let Code::Glsl(text, _) = vertex.code {
+        fragment_options.varyings = Some(crate::classic_glsl::vertex_varyings(text));
+    }
     let frag = lower(fragment, &fragment_options)?;
     if backend_agal::codegen::position::reads_frag_coord(&frag.mir)
         && options.position_varying.is_none()
@@ -490,8 +566,9 @@ pub fn compile_pair(
             ));
         }
     }
+    fragment_options.position_varying = options.position_varying;
     let v = compile(vertex, &options.clone().stage(Stage::Vertex))?;
-    let f = compile(fragment, &options.stage(Stage::Fragment))?;
+    let f = compile(fragment, &fragment_options)?;
     check_link(&v, &f, fragment.name)?;
     Ok((v, f))
 }

@@ -50,6 +50,8 @@
 #![warn(missing_docs)]
 
 pub mod build;
+#[cfg(feature = "glsl")]
+mod classic_glsl;
 mod compile;
 mod error;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]
@@ -72,7 +74,7 @@ pub use error::{Error, ErrorKind};
 /// flip, no WebGPU loop bounding). For tools and tests that want the intermediate module.
 #[cfg(feature = "glsl")]
 pub fn spirv_from_glsl(text: &str, stage: Stage) -> Result<Vec<u8>, Error> {
-    naga_input::glsl(text, stage, "<input>")
+    naga_input::glsl(text, stage, "<input>", &Default::default()).map(|g| g.words)
 }
 
 /// The SPIR-V a WGSL module becomes on its way in (see [`spirv_from_glsl`]).

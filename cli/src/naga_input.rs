@@ -10,9 +10,26 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use crate::error::Error;
 
-/// GLSL for `stage` → SPIR-V bytes.
+/// What GLSL input needs beside its text.
 #[cfg(feature = "glsl")]
-pub(crate) fn glsl(text: &str, stage: Stage, name: &str) -> Result<Vec<u8>, Error> {
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GlslInput<'a> {
+    /// `#define`s, as `-D NAME=VALUE`.
+    pub defines: &'a [(String, String)],
+    /// For a fragment shader compiled with its vertex shader: the vertex shader's varyings.
+    pub varyings: Option<&'a [(String, u32)]>,
+}
+
+/// GLSL for `stage` → SPIR-V bytes, and warnings about the author's text. Classic GLSL
+/// (ES 1.00/3.00, desktop 1.10–3.30, 4.x without locations) is rewritten first
+/// ([`crate::classic_glsl`]); naga's errors are reported at the author's line either way.
+#[cfg(feature = "glsl")]
+pub(crate) fn glsl(
+    text: &str,
+    stage: Stage,
+    name: &str,
+    input: &GlslInput<'_>,
+) -> Result<Glsl, Error> {
     let naga_stage = match stage {
         Stage::Vertex => naga::ShaderStage::Vertex,
         Stage::Fragment => naga::ShaderStage::Fragment,
@@ -24,10 +41,69 @@ pub(crate) fn glsl(text: &str, stage: Stage, name: &str) -> Result<Vec<u8>, Erro
             ));
         }
     };
+    let rewritten = crate::classic_glsl::rewrite(text, stage, name, input.varyings)
+        .map_err(|d| Error::rejected(Diagnostics(vec![*d]), name, Some(text)))?;
+    let mut options = naga::front::glsl::Options::from(naga_stage);
+    for (k, v) in rewritten.defines.iter().chain(input.defines) {
+        options.defines.insert(k.clone(), v.clone());
+    }
+    // naga's spans are in the rewritten text: each error is reported at the author's.
+    let at_author = |message: String, span: Option<std::ops::Range<usize>>| -> Diagnostic {
+        let d = Diagnostic::error("naga.glsl", message);
+        match span {
+            Some(r) => crate::classic_glsl::ranged(d, rewritten.original(r)),
+            None => d,
+        }
+    };
     let module = naga::front::glsl::Frontend::default()
-        .parse(&naga::front::glsl::Options::from(naga_stage), text)
-        .map_err(|e| rejected("naga.glsl", e.emit_to_string(text), name))?;
-    spirv(&module, text, name, "naga.glsl")
+        .parse(&options, &rewritten.text)
+        .map_err(|e| {
+            let diags = e
+                .errors
+                .iter()
+                .map(|err| at_author(err.kind.to_string(), err.meta.to_range()))
+                .collect();
+            Error::rejected(Diagnostics(diags), name, Some(text))
+        })?;
+    let info = Validator::new(ValidationFlags::all(), Capabilities::default())
+        .validate(&module)
+        .map_err(|e| {
+            let mut message = e.as_inner().to_string();
+            let mut source = std::error::Error::source(e.as_inner());
+            while let Some(s) = source {
+                message += &format!(": {s}");
+                source = s.source();
+            }
+            let span = e.spans().next().and_then(|(span, _)| span.to_range());
+            Error::rejected(
+                Diagnostics(vec![at_author(message, span)]),
+                name,
+                Some(text),
+            )
+        })?;
+    let words = write(&module, &info).map_err(|e| {
+        rejected(
+            "naga.glsl",
+            format!("naga's SPIR-V writer failed: {e}"),
+            name,
+        )
+    })?;
+    Ok(Glsl {
+        words,
+        warnings: rewritten.warnings,
+        renames: rewritten.renames,
+    })
+}
+
+/// What GLSL became.
+#[cfg(feature = "glsl")]
+pub(crate) struct Glsl {
+    /// The SPIR-V.
+    pub words: Vec<u8>,
+    /// Warnings about the author's text.
+    pub warnings: Vec<Diagnostic>,
+    /// Names to give back in the reflection: (as compiled, as written).
+    pub renames: Vec<(String, String)>,
 }
 
 /// WGSL → SPIR-V bytes.
@@ -43,6 +119,7 @@ const WRITER_FLAGS: spv::WriterFlags = spv::WriterFlags::DEBUG
     .union(spv::WriterFlags::LABEL_VARYINGS)
     .union(spv::WriterFlags::CLAMP_FRAG_DEPTH);
 
+#[cfg(feature = "wgsl")]
 fn spirv(
     module: &naga::Module,
     text: &str,
@@ -52,6 +129,12 @@ fn spirv(
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(module)
         .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
+    write(module, &info)
+        .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))
+}
+
+/// The SPIR-V of a validated module.
+fn write(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<Vec<u8>, spv::Error> {
     // The writer's flags are spelled out, never taken from `spv::Options::default()`: naga's
     // default turns `DEBUG` (every `OpName`) on only under `debug_assertions`, so a release
     // build would lose every uniform, input and output name. Also SPIR-V 1.0 (what every
@@ -70,8 +153,7 @@ fn spirv(
         emit_int_div_checks: false,
         ..spv::Options::default()
     };
-    let words = spv::write_vec(module, &info, &options, None)
-        .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))?;
+    let words = spv::write_vec(module, info, &options, None)?;
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 

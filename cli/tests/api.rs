@@ -296,3 +296,40 @@ fn the_build_helper_takes_picasso_sets_and_agal_text_from_a_folder() {
         "{err}"
     );
 }
+
+#[test]
+fn the_build_helper_takes_classic_glsl_with_its_names() {
+    let out = scratch("build-classic");
+    let classic = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/classic");
+    let outputs = Shaders::new()
+        .shader(classic.join("gl33_core.vert"), Options::pica())
+        .shader_named(
+            "fog",
+            classic.join("es3_fog.frag"),
+            Options::agal(Profile::Standard).define("UNUSED", "1"),
+        )
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    for constant in [
+        "pub const MVP: Uniform = Uniform { file: \"c\", register: 0, component: 0, count: 4 };",
+        "pub const COLORS: Uniform = Uniform { file: \"c\", register: 4, component: 0, count: 2 };",
+        "pub const TIME: Uniform = Uniform { file: \"c\", register: 6, component: 0, count: 1 };",
+        "pub const U_FOG_COLOR: Uniform = Uniform { file: \"fc\", register: 0",
+    ] {
+        assert!(module.contains(constant), "{constant} in {module}");
+    }
+    // The .shbin's uniform table has the names as declared (what
+    // shaderInstanceGetUniformLocation looks up).
+    let bin =
+        backend_pica::shbin::read(&std::fs::read(out.join("gl33_core.shbin")).unwrap()).unwrap();
+    let names: Vec<&str> = bin.dvles[0]
+        .uniforms
+        .iter()
+        .map(|u| u.name.as_str())
+        .collect();
+    for name in ["mvp", "colors", "time", "position", "color", "uv"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+}

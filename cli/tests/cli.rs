@@ -732,3 +732,55 @@ fn spv2agal_assembles_agalminiassembler_text_to_the_golden_bytes() {
     assert!(err.contains("error[flash."), "{err}");
     assert!(!dir.join("bad.agal").exists());
 }
+
+#[test]
+fn classic_glsl_from_the_command_line_with_defines() {
+    // A WebGL-style shader (no #version), with a macro only the command line defines.
+    let vert = fixture("classic/webgl_textured.vert");
+    let frag = fixture("classic/webgl_textured.frag");
+    let out = run(
+        AGAL,
+        &[
+            frag.to_str().unwrap(),
+            "--link",
+            vert.to_str().unwrap(),
+            "--emit",
+            "asm",
+            "-o",
+            "-",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tex ft0"));
+    let dir = std::env::temp_dir().join(format!("spv2retro-cli-define-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scaled.vert");
+    std::fs::write(
+        &path,
+        "attribute vec4 p;\nvoid main() { gl_Position = p * SCALE; }\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let without = run(PICA, &[path, "--check"], None);
+    assert_eq!(without.status.code(), Some(1));
+    assert!(
+        stderr(&without).contains("scaled.vert:2:33"),
+        "{}",
+        stderr(&without)
+    );
+    let with = run(
+        PICA,
+        &[path, "-D", "SCALE=0.5", "--emit", "asm", "-o", "-"],
+        None,
+    );
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    assert!(String::from_utf8_lossy(&with.stdout).contains(".setf"));
+    let bad = run(PICA, &[path, "-D", "3=x"], None);
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a malformed -D is a usage error"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,10 +21,29 @@ pub struct Common {
     #[arg(long)]
     pub check: bool,
 
+    /// GLSL: define NAME (as VALUE, default 1) for the preprocessor, as `#define NAME VALUE`
+    /// would. Repeatable.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = define)]
+    pub defines: Vec<(String, String)>,
+
     /// Also write the reflection (which register holds each input, output, uniform and
     /// constant, as JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub reflect: Option<PathBuf>,
+}
+
+/// Parses `NAME[=VALUE]` for `-D`.
+fn define(spec: &str) -> Result<(String, String), String> {
+    let (name, value) = spec.split_once('=').unwrap_or((spec, "1"));
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(format!("{name:?} is not a macro name"));
+    }
+    Ok((name.to_string(), value.to_string()))
 }
 
 /// What `spv2pica` writes.

@@ -51,6 +51,7 @@ impl Target {
         };
         options.entry = common.entry.clone();
         options.stage = stage;
+        options.defines = common.defines.clone();
         options
     }
 }
@@ -245,6 +246,7 @@ pub fn link_pica(
     let mut options = Options::pica();
     options.semantics = pica.semantics.clone();
     options.entry = common.entry.clone();
+    options.defines = common.defines.clone();
     let linked = crate::picasso::link(&linked_inputs, &options, padding_nops)?;
     eprint!("{}", linked.warnings);
     let compiled: Vec<&Compiled> = linked

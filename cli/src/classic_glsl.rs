@@ -1,0 +1,1099 @@
+//! Classic GLSL in: GLSL ES 1.00 and 3.00, desktop GLSL 1.10–1.50 and 3.30, and 4.x without
+//! explicit locations, as WebGL, OpenFL, Starling and OpenGL authors write it, rewritten into
+//! the Vulkan-style GLSL 450 that naga's front end reads.
+//!
+//! The rewrite works on tokens and keeps everything else byte for byte, so naga still parses
+//! and type-checks the author's own code; what changes is only what Vulkan-style GLSL spells
+//! differently:
+//! - `#version` becomes `#version 450` (added when absent); `#extension` lines are dropped with
+//!   a warning (what they enable is either in 450 or refused later by a named rule);
+//! - `attribute`, `varying`, and global `in`/`out` without a location get one, in declaration
+//!   order (a vertex shader's outputs and a fragment shader's inputs; for a pair, the
+//!   fragment shader's varyings take the vertex shader's locations by name);
+//! - a loose uniform becomes a one-member uniform block (std140, set 2, bindings in
+//!   declaration order), so its register follows the declaration order and its name is kept;
+//!   a uniform block without a binding gets the next one;
+//! - a combined sampler (`uniform sampler2D t;`) becomes a texture at binding k (the k-th
+//!   sampler declared) and a sampler object, and `texture2D(t, uv)` becomes
+//!   `texture(sampler2D(t, …), uv)`; `texture2D`, `textureCube`, `texture2DProj`,
+//!   `texture2DLod` and their `EXT` forms become their 450 names;
+//! - `gl_FragColor` and `gl_FragData[n]` become outputs at location 0 and n.
+//!
+//! Every byte of the rewritten text remembers where it came from, so naga's errors are
+//! reported at the author's line and column, never in the rewritten text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+use mir::Diagnostic;
+
+use crate::Stage;
+
+/// The GLSL a shader is written in, from its `#version` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// GLSL ES, with its version (100, 300, 310, 320).
+    Es(u32),
+    /// Desktop GLSL, with its version (110 … 460).
+    Desktop(u32),
+}
+
+impl Dialect {
+    fn is_es(self) -> bool {
+        matches!(self, Dialect::Es(_))
+    }
+
+    /// Older than 4.x: `#extension` lines are dropped.
+    fn is_classic(self) -> bool {
+        match self {
+            Dialect::Es(_) => true,
+            Dialect::Desktop(v) => v < 400,
+        }
+    }
+}
+
+/// The rewritten shader.
+#[derive(Debug)]
+pub(crate) struct Rewritten {
+    /// What naga reads.
+    pub text: String,
+    /// Warnings about the author's text (their ranges are in it).
+    pub warnings: Vec<Diagnostic>,
+    /// Preprocessor definitions the dialect implies (`GL_ES` for GLSL ES).
+    pub defines: Vec<(String, String)>,
+    /// The varyings by name and location: a vertex shader's outputs, a fragment shader's
+    /// inputs.
+    pub varyings: Vec<(String, u32)>,
+    /// Names to give back in the reflection: (as compiled, as the author wrote it).
+    pub renames: Vec<(String, String)>,
+    /// (rewritten offset, original offset, whether the bytes are the author's): the map
+    /// back, one entry per piece, in order.
+    pieces: Vec<(usize, usize, bool)>,
+}
+
+impl Rewritten {
+    /// The author's byte range for a range of the rewritten text.
+    pub fn original(&self, range: Range<usize>) -> Range<usize> {
+        let at = |offset: usize| -> usize {
+            let i = self
+                .pieces
+                .partition_point(|p| p.0 <= offset)
+                .saturating_sub(1);
+            match self.pieces.get(i) {
+                Some(&(out, orig, true)) => orig + (offset - out),
+                Some(&(_, orig, false)) => orig,
+                None => 0,
+            }
+        };
+        let start = at(range.start);
+        let end = at(range.end.max(range.start + 1) - 1) + 1;
+        start..end.max(start + 1)
+    }
+}
+
+/// How a stage's interface is named in GLSL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Number,
+    Punct,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    kind: Kind,
+    range: Range<usize>,
+    /// Inside a preprocessor line.
+    directive: bool,
+}
+
+/// A preprocessor line: its range (without the line break) and its first word.
+#[derive(Clone, Debug)]
+struct Directive {
+    range: Range<usize>,
+    word: String,
+}
+
+/// Splits `text` into tokens (comments dropped) and preprocessor lines.
+fn scan(text: &str) -> (Vec<Tok>, Vec<Directive>) {
+    let b = text.as_bytes();
+    let mut toks = Vec::new();
+    let mut directives = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    let mut directive_end: Option<usize> = None;
+    while i < b.len() {
+        if directive_end.is_some_and(|e| i >= e) {
+            directive_end = None;
+        }
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i = (i + 2).min(b.len());
+            continue;
+        }
+        if c == b'#' && line_start && directive_end.is_none() {
+            // To the end of the line, with `\` continuations.
+            let mut e = i;
+            while e < b.len() && b[e] != b'\n' {
+                if b[e] == b'\\' && b.get(e + 1) == Some(&b'\n') {
+                    e += 2;
+                    continue;
+                }
+                e += 1;
+            }
+            let mut w = i + 1;
+            while w < e && (b[w] == b' ' || b[w] == b'\t') {
+                w += 1;
+            }
+            let mut we = w;
+            while we < e && (b[we].is_ascii_alphanumeric() || b[we] == b'_') {
+                we += 1;
+            }
+            directives.push(Directive {
+                range: i..e,
+                word: text[w..we].to_string(),
+            });
+            directive_end = Some(e);
+            i = we;
+            line_start = false;
+            continue;
+        }
+        line_start = false;
+        let start = i;
+        let kind = if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            Kind::Ident
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            while i < b.len() {
+                let d = b[i];
+                let exponent_sign = (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E');
+                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || exponent_sign {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            Kind::Number
+        } else {
+            i += text[i..].chars().next().map_or(1, char::len_utf8);
+            Kind::Punct
+        };
+        toks.push(Tok {
+            kind,
+            range: start..i,
+            directive: directive_end.is_some(),
+        });
+    }
+    (toks, directives)
+}
+
+/// A change: `range` of the author's text becomes `text`.
+#[derive(Clone, Debug)]
+struct Edit {
+    range: Range<usize>,
+    text: String,
+}
+
+/// The texture functions of older GLSL and their 450 names.
+const RENAMED: &[(&str, &str)] = &[
+    ("texture2D", "texture"),
+    ("texture2DProj", "textureProj"),
+    ("texture2DLod", "textureLod"),
+    ("texture2DProjLod", "textureProjLod"),
+    ("textureCube", "texture"),
+    ("textureCubeLod", "textureLod"),
+    ("texture3D", "texture"),
+    ("texture3DLod", "textureLod"),
+    ("shadow2D", "texture"),
+    ("texture2DLodEXT", "textureLod"),
+    ("texture2DProjLodEXT", "textureProjLod"),
+    ("textureCubeLodEXT", "textureLod"),
+    ("texture2DGradEXT", "textureGrad"),
+    ("texture2DProjGradEXT", "textureProjGrad"),
+    ("textureCubeGradEXT", "textureGrad"),
+];
+
+/// Functions whose first argument is a sampler.
+const SAMPLING: &[&str] = &[
+    "texture",
+    "textureProj",
+    "textureLod",
+    "textureProjLod",
+    "textureGrad",
+    "textureProjGrad",
+    "textureOffset",
+    "textureLodOffset",
+    "textureProjOffset",
+    "texelFetch",
+    "texelFetchOffset",
+    "textureSize",
+    "textureGather",
+];
+
+/// Qualifiers that may come before a declaration's type.
+const QUALIFIERS: &[&str] = &[
+    "invariant",
+    "precise",
+    "flat",
+    "smooth",
+    "noperspective",
+    "centroid",
+    "sample",
+    "highp",
+    "mediump",
+    "lowp",
+    "const",
+    "attribute",
+    "varying",
+    "in",
+    "out",
+    "uniform",
+];
+
+/// Opaque uniform types and the texture type each becomes.
+fn texture_type(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "sampler2D" | "sampler2DShadow" => "texture2D",
+        "samplerCube" | "samplerCubeShadow" => "textureCube",
+        "sampler3D" => "texture3D",
+        "sampler2DArray" | "sampler2DArrayShadow" => "texture2DArray",
+        "isampler2D" => "itexture2D",
+        "usampler2D" => "utexture2D",
+        _ => return None,
+    })
+}
+
+/// The locations a varying or attribute of type `ty` takes.
+fn locations(ty: &str) -> u32 {
+    match ty {
+        "mat2" | "mat2x2" | "mat2x3" | "mat2x4" => 2,
+        "mat3" | "mat3x3" | "mat3x2" | "mat3x4" => 3,
+        "mat4" | "mat4x4" | "mat4x2" | "mat4x3" => 4,
+        _ => 1,
+    }
+}
+
+/// One name declared by a statement.
+struct Declarator {
+    name: String,
+    /// Its array brackets, as written.
+    arr: String,
+    /// How many elements (1 for none; `None` when the length is not a number).
+    count: Option<u32>,
+    range: Range<usize>,
+    /// It has an initial value.
+    init: bool,
+}
+
+/// The rule of every refusal here.
+const RULE: &str = "glsl.classic";
+
+struct Rewriter<'a> {
+    text: &'a str,
+    stage: Stage,
+    toks: Vec<Tok>,
+    edits: Vec<Edit>,
+    warnings: Vec<Diagnostic>,
+    /// Locations taken, per kind: inputs, outputs.
+    used_in: BTreeSet<u32>,
+    used_out: BTreeSet<u32>,
+    varyings: Vec<(String, u32)>,
+    linked: Option<&'a [(String, u32)]>,
+    /// Combined samplers: name → (combined type, sampler object's name).
+    samplers: BTreeMap<String, (String, String)>,
+    next_texture: u32,
+    next_block: u32,
+    /// Declarations to add after `#version`.
+    globals: Vec<String>,
+    /// Bool uniforms (now ints) by name, with the bool type they are read as.
+    bools: BTreeMap<String, String>,
+    /// Names given back in the reflection: (as compiled, as the author wrote it).
+    renames: Vec<(String, String)>,
+}
+
+/// Rewrites `text`, a `stage` shader, into the GLSL naga reads. `linked` are the varyings of
+/// the vertex shader a fragment shader is compiled with (by name).
+pub(crate) fn rewrite(
+    text: &str,
+    stage: Stage,
+    name: &str,
+    linked: Option<&[(String, u32)]>,
+) -> Result<Rewritten, Box<Diagnostic>> {
+    let (toks, directives) = scan(text);
+    let mut r = Rewriter {
+        text,
+        stage,
+        toks,
+        edits: Vec::new(),
+        warnings: Vec::new(),
+        used_in: BTreeSet::new(),
+        used_out: BTreeSet::new(),
+        varyings: Vec::new(),
+        linked,
+        samplers: BTreeMap::new(),
+        next_texture: 0,
+        next_block: 0,
+        globals: Vec::new(),
+        bools: BTreeMap::new(),
+        renames: Vec::new(),
+    };
+    // The dialect, from `#version`, else ES when the text has precision statements or the
+    // file's name says so, else desktop 1.10.
+    let version = directives.iter().find(|d| d.word == "version");
+    let dialect = match version {
+        Some(d) => {
+            let words: Vec<&str> = text[d.range.clone()].split_whitespace().skip(1).collect();
+            let number: u32 = words
+                .first()
+                .and_then(|w| w.parse().ok())
+                .ok_or_else(|| at(d.range.clone(), "a #version line needs a number"))?;
+            if words.get(1) == Some(&"es") || number == 100 {
+                Dialect::Es(number)
+            } else {
+                Dialect::Desktop(number)
+            }
+        }
+        None => {
+            let precision = r
+                .toks
+                .iter()
+                .any(|t| !t.directive && r.word(t) == "precision");
+            let lower = name.to_ascii_lowercase();
+            if precision || lower.contains(".es.") || lower.ends_with(".essl") {
+                Dialect::Es(100)
+            } else {
+                Dialect::Desktop(110)
+            }
+        }
+    };
+    for d in &directives {
+        match d.word.as_str() {
+            "version" => r.edits.push(Edit {
+                range: d.range.clone(),
+                text: "#version 450".into(),
+            }),
+            "extension" if dialect.is_classic() => {
+                r.warnings.push(ranged(
+                    Diagnostic::warning(
+                        "glsl.extension-ignored",
+                        format!(
+                            "`{}` is ignored: what extensions of this GLSL enable is either \
+                             part of the GLSL these shaders compile as, or refused where used",
+                            text[d.range.clone()].trim()
+                        ),
+                    ),
+                    d.range.clone(),
+                ));
+                r.edits.push(Edit {
+                    range: d.range.clone(),
+                    text: String::new(),
+                });
+            }
+            _ => {}
+        }
+    }
+    r.declarations()?;
+    r.expressions()?;
+    // Where added declarations go: after `#version` (or a new first line).
+    let mut added = String::new();
+    for g in &r.globals {
+        added.push('\n');
+        added.push_str(g);
+    }
+    match version {
+        Some(d) => {
+            if let Some(e) = r.edits.iter_mut().find(|e| e.range == d.range) {
+                e.text.push_str(&added);
+            }
+        }
+        None => r.edits.push(Edit {
+            range: 0..0,
+            text: format!("#version 450{added}\n"),
+        }),
+    }
+    let (out, pieces) = apply(text, &mut r.edits);
+    let mut defines = Vec::new();
+    if dialect.is_es() {
+        defines.push(("GL_ES".to_string(), "1".to_string()));
+    }
+    Ok(Rewritten {
+        text: out,
+        warnings: r.warnings,
+        defines,
+        varyings: r.varyings,
+        renames: r.renames,
+        pieces,
+    })
+}
+
+/// An error at `range` of the author's text.
+fn at(range: Range<usize>, message: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(ranged(Diagnostic::error(RULE, message), range))
+}
+
+/// `d` about `range` of the author's text.
+pub(crate) fn ranged(mut d: Diagnostic, range: Range<usize>) -> Diagnostic {
+    d.text_range = Some(range);
+    d
+}
+
+/// The text with the edits made, and the map back.
+fn apply(text: &str, edits: &mut [Edit]) -> (String, Vec<(usize, usize, bool)>) {
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::new();
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for e in edits.iter() {
+        if e.range.start < pos {
+            continue; // overlapping: the first wins (never made by the rewriter)
+        }
+        pieces.push((out.len(), pos, true));
+        out.push_str(&text[pos..e.range.start]);
+        pieces.push((out.len(), e.range.start, false));
+        out.push_str(&e.text);
+        pos = e.range.end;
+    }
+    pieces.push((out.len(), pos, true));
+    out.push_str(&text[pos..]);
+    (out, pieces)
+}
+
+impl Rewriter<'_> {
+    fn word(&self, t: &Tok) -> &str {
+        &self.text[t.range.clone()]
+    }
+
+    fn w(&self, i: usize) -> &str {
+        self.toks.get(i).map_or("", |t| &self.text[t.range.clone()])
+    }
+
+    /// The index of the token closing the bracket at `open`.
+    fn matching(&self, open: usize) -> Option<usize> {
+        let (o, c) = match self.w(open) {
+            "(" => ("(", ")"),
+            "[" => ("[", "]"),
+            "{" => ("{", "}"),
+            _ => return None,
+        };
+        let mut depth = 0;
+        for i in open..self.toks.len() {
+            if self.toks[i].directive {
+                continue;
+            }
+            let w = self.w(i);
+            if w == o {
+                depth += 1;
+            } else if w == c {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+
+    fn span(&self, from: usize, to: usize) -> Range<usize> {
+        self.toks[from].range.start..self.toks[to].range.end
+    }
+
+    /// The global declarations: interface variables, uniforms, samplers, blocks.
+    fn declarations(&mut self) -> Result<(), Box<Diagnostic>> {
+        let code: Vec<usize> = (0..self.toks.len())
+            .filter(|&i| !self.toks[i].directive)
+            .collect();
+        let mut k = 0;
+        while k < code.len() {
+            // One statement at global scope: to its `;`, or a function body.
+            let start = code[k];
+            let mut j = k;
+            let mut end = None;
+            let mut body = false;
+            while j < code.len() {
+                let i = code[j];
+                match self.w(i) {
+                    ";" => {
+                        end = Some(j);
+                        break;
+                    }
+                    "(" | "[" => {
+                        let close = self.matching(i).ok_or_else(|| {
+                            at(self.toks[i].range.clone(), "this bracket is never closed")
+                        })?;
+                        j = code.partition_point(|&c| c < close);
+                    }
+                    "{" => {
+                        let close = self.matching(i).ok_or_else(|| {
+                            at(self.toks[i].range.clone(), "this brace is never closed")
+                        })?;
+                        let is_function = code[k..j].iter().any(|&c| self.w(c) == "(");
+                        j = code.partition_point(|&c| c < close);
+                        if is_function {
+                            end = Some(j);
+                            body = true;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            let Some(end) = end else {
+                break; // an unfinished statement: naga reports it
+            };
+            if !body {
+                let idx: Vec<usize> = code[k..=end].to_vec();
+                self.statement(start, &idx)?;
+            }
+            k = end + 1;
+        }
+        Ok(())
+    }
+
+    /// One global statement (`idx`: its tokens, the `;` last).
+    fn statement(&mut self, start: usize, idx: &[usize]) -> Result<(), Box<Diagnostic>> {
+        let mut p = 0;
+        let mut layout: Option<(usize, usize)> = None; // `layout` … `)`
+        let mut quals: Vec<usize> = Vec::new();
+        loop {
+            let Some(&i) = idx.get(p) else { return Ok(()) };
+            let w = self.w(i);
+            if w == "layout" {
+                let open = idx.get(p + 1).copied().unwrap_or(i);
+                let close = self.matching(open).unwrap_or(open);
+                layout = Some((i, close));
+                p = idx.partition_point(|&c| c <= close);
+            } else if QUALIFIERS.contains(&w) {
+                quals.push(i);
+                p += 1;
+            } else {
+                break;
+            }
+        }
+        let storage = quals
+            .iter()
+            .map(|&q| self.w(q))
+            .find(|w| matches!(*w, "attribute" | "varying" | "in" | "out" | "uniform"))
+            .map(str::to_string);
+        let Some(storage) = storage else {
+            return Ok(());
+        };
+        let end = *idx.last().unwrap_or(&start);
+        let layout_text = layout.map(|(a, b)| self.text[self.span(a, b)].to_string());
+        let has = |key: &str| {
+            layout_text.as_deref().is_some_and(|l| {
+                l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .any(|w| w == key)
+            })
+        };
+        // The type, then `{` for a block.
+        let Some(&ty_i) = idx.get(p) else {
+            return Ok(());
+        };
+        let ty = self.w(ty_i).to_string();
+        if self.w(idx.get(p + 1).copied().unwrap_or(end)) == "{" {
+            if storage == "uniform" && !has("binding") {
+                self.block_binding(start, layout)?;
+            }
+            return Ok(());
+        }
+        // The type may carry an array (`vec4[2] a;`).
+        let mut q = p + 1;
+        let mut type_array = String::new();
+        while self.w(idx.get(q).copied().unwrap_or(end)) == "[" {
+            let open = idx[q];
+            let close = self.matching(open).unwrap_or(open);
+            type_array.push_str(&self.text[self.span(open, close)]);
+            q = idx.partition_point(|&c| c <= close);
+        }
+        // The declarators: `name [n] (= init)?`, separated by commas.
+        let mut decls: Vec<Declarator> = Vec::new();
+        while q < idx.len() {
+            let i = idx[q];
+            if self.toks[i].kind != Kind::Ident {
+                return Ok(()); // not a declaration this rewriter knows: naga decides
+            }
+            let name = self.w(i).to_string();
+            let mut arr = String::new();
+            let mut count = Some(1);
+            q += 1;
+            while self.w(idx.get(q).copied().unwrap_or(end)) == "[" {
+                let open = idx[q];
+                let close = self.matching(open).unwrap_or(open);
+                arr.push_str(&self.text[self.span(open, close)]);
+                let inner = self.text[self.toks[open].range.end..self.toks[close].range.start]
+                    .trim()
+                    .parse::<u32>()
+                    .ok();
+                count = match (count, inner) {
+                    (Some(c), Some(n)) => Some(c * n),
+                    _ => None,
+                };
+                q = idx.partition_point(|&c| c <= close);
+            }
+            let mut init = false;
+            while q < idx.len() && !matches!(self.w(idx[q]), "," | ";") {
+                init = true;
+                let i = idx[q];
+                q = match self.w(i) {
+                    "(" | "[" | "{" => {
+                        let close = self.matching(i).unwrap_or(i);
+                        idx.partition_point(|&c| c <= close)
+                    }
+                    _ => q + 1,
+                };
+            }
+            decls.push(Declarator {
+                name,
+                arr,
+                count,
+                range: self.toks[i].range.clone(),
+                init,
+            });
+            q += 1;
+        }
+        if decls.is_empty() || decls.iter().any(|d| d.name.starts_with("gl_")) {
+            return Ok(()); // a built-in redeclared: left to naga
+        }
+        // The qualifiers kept in front of the type (precision, interpolation, …), with the
+        // storage word rewritten.
+        let stage = self.stage;
+        let direction = match (storage.as_str(), stage) {
+            ("attribute", _) | ("in", Stage::Vertex) => Some(true),
+            ("varying", Stage::Vertex) | ("out", Stage::Vertex) => Some(false),
+            ("varying", Stage::Fragment) | ("in", Stage::Fragment) => Some(true),
+            ("out", Stage::Fragment) => Some(false),
+            _ => None,
+        };
+        let kept: Vec<String> = quals
+            .iter()
+            .map(|&q| self.w(q))
+            .filter(|w| !matches!(*w, "attribute" | "varying" | "in" | "out" | "uniform"))
+            .map(str::to_string)
+            .collect();
+        let kept = if kept.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", kept.join(" "))
+        };
+        let range = self.span(start, end);
+        let mut out = String::new();
+        match (storage.as_str(), direction) {
+            ("uniform", _) => {
+                if let Some(texture) = texture_type(&ty) {
+                    for Declarator {
+                        name,
+                        arr,
+                        count,
+                        range: r,
+                        ..
+                    } in &decls
+                    {
+                        let count = count.ok_or_else(|| {
+                            at(r.clone(), "a sampler array needs a number for its length")
+                        })?;
+                        let binding = match layout_text.as_deref().and_then(binding_of) {
+                            Some(b) => b,
+                            None => self.next_texture,
+                        };
+                        self.next_texture = binding + count;
+                        let object = format!("spv2retro_sampler_{name}");
+                        let shadow = if ty.ends_with("Shadow") {
+                            "samplerShadow"
+                        } else {
+                            "sampler"
+                        };
+                        out += &format!(
+                            "layout(set = 0, binding = {binding}) uniform {kept}{texture} \
+                             {name}{type_array}{arr}; layout(set = 1, binding = {binding}) \
+                             uniform {shadow} {object};"
+                        );
+                        self.samplers.insert(name.clone(), (ty.clone(), object));
+                    }
+                } else {
+                    if has("binding") || has("location") {
+                        return Ok(()); // the author's own layout
+                    }
+                    for Declarator {
+                        name,
+                        arr,
+                        range: r,
+                        init,
+                        ..
+                    } in &decls
+                    {
+                        if *init {
+                            return Err(at(
+                                r.clone(),
+                                format!(
+                                    "the uniform `{name}` has an initial value, which no \
+                                     register of these targets keeps: set it from the \
+                                     application"
+                                ),
+                            ));
+                        }
+                        let binding = self.next_block;
+                        self.next_block += 1;
+                        // A bool is not stored in a block: an int (0 or 1) is, read as a bool.
+                        let stored = match ty.as_str() {
+                            "bool" => "int",
+                            "bvec2" => "ivec2",
+                            "bvec3" => "ivec3",
+                            "bvec4" => "ivec4",
+                            other => other,
+                        };
+                        if stored != ty {
+                            self.bools.insert(name.clone(), ty.clone());
+                        }
+                        out += &format!(
+                            "layout(std140, set = 2, binding = {binding}) uniform \
+                             spv2retro_uniform_{name} {{ {kept}{stored}{type_array} {name}{arr}; }};"
+                        );
+                    }
+                }
+            }
+            (_, Some(input)) => {
+                if has("location") {
+                    if let Some(l) = layout_text.as_deref().and_then(location_of) {
+                        if input {
+                            self.used_in.insert(l);
+                        } else {
+                            self.used_out.insert(l);
+                        }
+                        if stage == Stage::Vertex && !input {
+                            self.varyings.push((decls[0].name.clone(), l));
+                        }
+                    }
+                    return Ok(());
+                }
+                let word = if input { "in" } else { "out" };
+                let other = layout_text
+                    .as_deref()
+                    .map(|l| {
+                        l.trim_start_matches("layout")
+                            .trim()
+                            .trim_start_matches('(')
+                            .trim_end_matches(')')
+                            .to_string()
+                    })
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| format!(", {l}"))
+                    .unwrap_or_default();
+                for Declarator {
+                    name, arr, count, ..
+                } in &decls
+                {
+                    let size = locations(&ty) * count.unwrap_or(1);
+                    let varying =
+                        (stage == Stage::Vertex && !input) || (stage == Stage::Fragment && input);
+                    let location = match (varying && input, self.linked) {
+                        (true, Some(linked)) => linked
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|&(_, l)| l)
+                            .unwrap_or_else(|| self.free(input, size)),
+                        _ => self.free(input, size),
+                    };
+                    for l in location..location + size {
+                        if input {
+                            self.used_in.insert(l);
+                        } else {
+                            self.used_out.insert(l);
+                        }
+                    }
+                    if varying {
+                        self.varyings.push((name.clone(), location));
+                    }
+                    out += &format!(
+                        "layout(location = {location}{other}) {kept}{word} {ty}{type_array} \
+                         {name}{arr};"
+                    );
+                }
+            }
+            _ => return Ok(()),
+        }
+        self.edits.push(Edit { range, text: out });
+        Ok(())
+    }
+
+    /// The first free run of `size` locations of inputs or outputs.
+    fn free(&self, input: bool, size: u32) -> u32 {
+        let used = if input { &self.used_in } else { &self.used_out };
+        (0..)
+            .find(|&l| (l..l + size).all(|k| !used.contains(&k)))
+            .unwrap_or(0)
+    }
+
+    /// A uniform block without a binding gets the next one (set 2, std140 unless the author
+    /// chose a layout).
+    fn block_binding(
+        &mut self,
+        start: usize,
+        layout: Option<(usize, usize)>,
+    ) -> Result<(), Box<Diagnostic>> {
+        let binding = self.next_block;
+        self.next_block += 1;
+        match layout {
+            Some((_, close)) => self.edits.push(Edit {
+                range: self.toks[close].range.start..self.toks[close].range.start,
+                text: format!(", set = 2, binding = {binding}"),
+            }),
+            None => self.edits.push(Edit {
+                range: self.toks[start].range.start..self.toks[start].range.start,
+                text: format!("layout(std140, set = 2, binding = {binding}) "),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Texture functions renamed and given separate samplers; `gl_FragColor`/`gl_FragData`.
+    fn expressions(&mut self) -> Result<(), Box<Diagnostic>> {
+        let mut frag_data: BTreeSet<u32> = BTreeSet::new();
+        let mut frag_color = false;
+        let mut declared: BTreeSet<usize> = BTreeSet::new();
+        // The sampler names' own declarations were replaced whole.
+        let replaced: Vec<Range<usize>> = self.edits.iter().map(|e| e.range.clone()).collect();
+        let inside = |r: &Range<usize>| {
+            replaced
+                .iter()
+                .any(|e| e.start <= r.start && r.end <= e.end)
+        };
+        let mut i = 0;
+        while i < self.toks.len() {
+            let t = self.toks[i].clone();
+            if t.kind != Kind::Ident || inside(&t.range) || declared.contains(&i) {
+                i += 1;
+                continue;
+            }
+            let w = self.word(&t).to_string();
+            let renamed = RENAMED
+                .iter()
+                .find(|(old, _)| *old == w)
+                .map(|(_, new)| *new);
+            let function = renamed.unwrap_or(&w);
+            if SAMPLING.contains(&function) && self.w(i + 1) == "(" {
+                if let Some(new) = renamed {
+                    self.edits.push(Edit {
+                        range: t.range.clone(),
+                        text: new.to_string(),
+                    });
+                }
+                // The first argument: a combined sampler becomes `sampler2D(texture, sampler)`.
+                let open = i + 1;
+                let arg = open + 1;
+                let mut e = arg;
+                while e < self.toks.len() && !matches!(self.w(e), "," | ")") {
+                    e = match self.w(e) {
+                        "(" | "[" => self.matching(e).map_or(e + 1, |c| c + 1),
+                        _ => e + 1,
+                    };
+                }
+                if let Some((combined, object)) = self.samplers.get(self.w(arg)).cloned() {
+                    let a = self.toks[arg].range.start;
+                    let z = self.toks[e.saturating_sub(1).max(arg)].range.end;
+                    self.edits.push(Edit {
+                        range: a..a,
+                        text: format!("{combined}("),
+                    });
+                    self.edits.push(Edit {
+                        range: z..z,
+                        text: format!(", {object})"),
+                    });
+                    declared.insert(arg);
+                }
+                i += 2;
+                continue;
+            }
+            if self.samplers.contains_key(&w) {
+                return Err(at(
+                    t.range.clone(),
+                    format!(
+                        "the sampler `{w}` can be used only as a texture function's first \
+                         argument here (not passed to a function of the shader or copied)"
+                    ),
+                ));
+            }
+            if self.stage == Stage::Fragment && w == "gl_FragColor" {
+                frag_color = true;
+                self.edits.push(Edit {
+                    range: t.range.clone(),
+                    text: "spv2retro_FragColor".into(),
+                });
+            }
+            if self.stage == Stage::Fragment
+                && w == "gl_FragData"
+                && self.w(i + 1) == "["
+                && self.w(i + 3) == "]"
+            {
+                let n: u32 = self.w(i + 2).parse().map_err(|_| {
+                    at(
+                        self.span(i, i + 3),
+                        "gl_FragData is indexed by a constant number here",
+                    )
+                })?;
+                let name = if n == 0 {
+                    frag_color = true;
+                    "spv2retro_FragColor".to_string()
+                } else {
+                    frag_data.insert(n);
+                    format!("spv2retro_FragData_{n}")
+                };
+                self.edits.push(Edit {
+                    range: self.span(i, i + 3),
+                    text: name,
+                });
+                i += 4;
+                continue;
+            }
+            // A bool uniform is an int in its block: read as a bool where used.
+            if let Some(ty) = self.bools.get(&w).cloned() {
+                let end = if self.w(i + 1) == "[" {
+                    self.matching(i + 1).unwrap_or(i)
+                } else {
+                    i
+                };
+                let a = t.range.start;
+                let z = self.toks[end].range.end;
+                self.edits.push(Edit {
+                    range: a..a,
+                    text: format!("{ty}("),
+                });
+                self.edits.push(Edit {
+                    range: z..z,
+                    text: ")".into(),
+                });
+                i = end + 1;
+                continue;
+            }
+            i += 1;
+        }
+        // The outputs gl_FragColor and gl_FragData[n] were: names no GLSL 450 shader may
+        // declare, so they are spelled otherwise and given their names back in the
+        // reflection.
+        if frag_color {
+            self.globals
+                .push("layout(location = 0) out vec4 spv2retro_FragColor;".to_string());
+            self.renames
+                .push(("spv2retro_FragColor".into(), "gl_FragColor".into()));
+        }
+        for n in frag_data {
+            self.globals.push(format!(
+                "layout(location = {n}) out vec4 spv2retro_FragData_{n};"
+            ));
+            self.renames.push((
+                format!("spv2retro_FragData_{n}"),
+                format!("gl_FragData[{n}]"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `binding = N` in a layout's text.
+fn binding_of(layout: &str) -> Option<u32> {
+    layout_value(layout, "binding")
+}
+
+/// `location = N` in a layout's text.
+fn location_of(layout: &str) -> Option<u32> {
+    layout_value(layout, "location")
+}
+
+fn layout_value(layout: &str, key: &str) -> Option<u32> {
+    let inner = layout.split_once('(')?.1.rsplit_once(')')?.0;
+    inner.split(',').find_map(|part| {
+        let (k, v) = part.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().parse().ok())?
+    })
+}
+
+/// The varyings a classic vertex shader declares, by name and the location the rewrite gives
+/// them (for compiling its fragment shader as a pair).
+pub(crate) fn vertex_varyings(text: &str) -> Vec<(String, u32)> {
+    rewrite(text, Stage::Vertex, "", None)
+        .map(|r| r.varyings)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(text: &str, stage: Stage) -> String {
+        rewrite(text, stage, "t.glsl", None).unwrap().text
+    }
+
+    #[test]
+    fn webgl_style_shaders_become_vulkan_glsl() {
+        let v = "attribute vec4 aPosition;\nattribute vec2 aUV;\nuniform mat4 uMVP;\n\
+                 varying vec2 vUV;\nvoid main() { vUV = aUV; gl_Position = uMVP * aPosition; }\n";
+        let out = rewritten(v, Stage::Vertex);
+        assert!(out.starts_with("#version 450\n"), "{out}");
+        assert!(
+            out.contains("layout(location = 0) in vec4 aPosition;"),
+            "{out}"
+        );
+        assert!(out.contains("layout(location = 1) in vec2 aUV;"), "{out}");
+        assert!(out.contains(
+            "layout(std140, set = 2, binding = 0) uniform spv2retro_uniform_uMVP { mat4 uMVP; };"
+        ));
+        assert!(out.contains("layout(location = 0) out vec2 vUV;"), "{out}");
+        let f = "precision mediump float;\nvarying vec2 vUV;\nuniform sampler2D uTex;\n\
+                 void main() { gl_FragColor = texture2D(uTex, vUV * 2.0); }\n";
+        let r = rewrite(f, Stage::Fragment, "t.glsl", None).unwrap();
+        assert!(
+            r.text
+                .contains("layout(location = 0) out vec4 spv2retro_FragColor;")
+        );
+        assert!(
+            r.text
+                .contains("layout(set = 0, binding = 0) uniform texture2D uTex;")
+        );
+        assert!(
+            r.text.contains(
+                "spv2retro_FragColor = texture(sampler2D(uTex, spv2retro_sampler_uTex), vUV * 2.0);"
+            ),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.defines, [("GL_ES".to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn the_map_leads_back_to_the_authors_text() {
+        let v = "attribute vec4 p;\nvoid main() { gl_Position = p * q; }\n";
+        let r = rewrite(v, Stage::Vertex, "t.glsl", None).unwrap();
+        let q = r.text.find("q;").unwrap();
+        assert_eq!(&v[r.original(q..q + 1)], "q");
+    }
+
+    #[test]
+    fn vulkan_style_shaders_are_left_alone() {
+        let v = "#version 450\nlayout(location = 0) in vec4 p;\n\
+                 layout(std140, binding = 0) uniform B { mat4 m; };\n\
+                 void main() { gl_Position = m * p; }\n";
+        assert_eq!(rewritten(v, Stage::Vertex), v);
+    }
+}
