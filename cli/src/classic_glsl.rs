@@ -235,7 +235,7 @@ const RENAMED: &[(&str, &str)] = &[
     ("textureCubeGradEXT", "textureGrad"),
 ];
 
-/// Functions whose first argument is a sampler.
+/// Functions whose first argument is a sampler (and every `texture…`/`texel…` function).
 const SAMPLING: &[&str] = &[
     "texture",
     "textureProj",
@@ -548,7 +548,10 @@ impl Rewriter<'_> {
                         let close = self.matching(i).ok_or_else(|| {
                             at(self.toks[i].range.clone(), "this brace is never closed")
                         })?;
-                        let is_function = code[k..j].iter().any(|&c| self.w(c) == "(");
+                        // A function has a parameter list; a block's `layout(…)` is not one.
+                        let is_function = code[k..j]
+                            .iter()
+                            .any(|&c| self.w(c) == "(" && self.w(c.wrapping_sub(1)) != "layout");
                         j = code.partition_point(|&c| c < close);
                         if is_function {
                             end = Some(j);
@@ -613,6 +616,9 @@ impl Rewriter<'_> {
             return Ok(());
         };
         let ty = self.w(ty_i).to_string();
+        if ty == "struct" {
+            return Ok(()); // a structure declared in place: naga's to judge
+        }
         if self.w(idx.get(p + 1).copied().unwrap_or(end)) == "{" {
             if storage == "uniform" && !has("binding") {
                 self.block_binding(start, layout)?;
@@ -733,8 +739,16 @@ impl Rewriter<'_> {
                         self.samplers.insert(name.clone(), (ty.clone(), object));
                     }
                 } else {
-                    if has("binding") || has("location") {
-                        return Ok(()); // the author's own layout
+                    let opaque = [
+                        "image", "iimage", "uimage", "texture", "itexture", "utexture",
+                    ]
+                    .iter()
+                    .any(|p| ty.starts_with(p))
+                        || ty.contains("sampler")
+                        || ty.starts_with("atomic_")
+                        || ty.starts_with("subpassInput");
+                    if opaque || has("binding") || has("location") {
+                        return Ok(()); // the author's own layout, or naga's to judge
                     }
                     for Declarator {
                         name,
@@ -893,7 +907,11 @@ impl Rewriter<'_> {
                 .find(|(old, _)| *old == w)
                 .map(|(_, new)| *new);
             let function = renamed.unwrap_or(&w);
-            if SAMPLING.contains(&function) && self.w(i + 1) == "(" {
+            let sampling = SAMPLING.contains(&function)
+                || function.starts_with("texture")
+                || function.starts_with("texel")
+                || function.starts_with("sparseTex");
+            if sampling && self.w(i + 1) == "(" {
                 if let Some(new) = renamed {
                     self.edits.push(Edit {
                         range: t.range.clone(),
@@ -1095,5 +1113,25 @@ mod tests {
                  layout(std140, binding = 0) uniform B { mat4 m; };\n\
                  void main() { gl_Position = m * p; }\n";
         assert_eq!(rewritten(v, Stage::Vertex), v);
+    }
+
+    #[test]
+    fn blocks_get_bindings_and_what_is_not_a_loose_uniform_is_left_alone() {
+        let f = "#version 330\nlayout(std140) uniform Light { vec4 color; };\n\
+                 uniform Fog { vec4 fog; } fogBlock;\nuniform struct S { vec4 a; } s;\n\
+                 out vec4 c;\nvoid main() { c = color + fogBlock.fog + s.a; }\n";
+        let out = rewritten(f, Stage::Fragment);
+        assert!(
+            out.contains("layout(std140, set = 2, binding = 0) uniform Light {"),
+            "{out}"
+        );
+        assert!(
+            out.contains("layout(std140, set = 2, binding = 1) uniform Fog {"),
+            "{out}"
+        );
+        assert!(out.contains("uniform struct S { vec4 a; } s;"), "{out}");
+        assert!(out.contains("layout(location = 0) out vec4 c;"), "{out}");
+        let images = "#version 450\nlayout(rgba8) uniform image2D img;\nvoid main() {}\n";
+        assert_eq!(rewritten(images, Stage::Fragment), images);
     }
 }
