@@ -887,6 +887,8 @@ impl Rewriter<'_> {
         let mut frag_data: BTreeSet<u32> = BTreeSet::new();
         let mut frag_color = false;
         let mut declared: BTreeSet<usize> = BTreeSet::new();
+        // Compatibility built-ins used, with the array length each needs.
+        let mut compat: BTreeMap<String, u32> = BTreeMap::new();
         // The sampler names' own declarations were replaced whole.
         let replaced: Vec<Range<usize>> = self.edits.iter().map(|e| e.range.clone()).collect();
         let inside = |r: &Range<usize>| {
@@ -985,6 +987,28 @@ impl Rewriter<'_> {
                 i += 4;
                 continue;
             }
+            // The compatibility profile's built-ins (GLSL 1.10–1.30): declared when used.
+            if w == "ftransform" && self.w(i + 1) == "(" && self.w(i + 2) == ")" {
+                self.edits.push(Edit {
+                    range: self.span(i, i + 2),
+                    text: "(gl_ModelViewProjectionMatrix * gl_Vertex)".into(),
+                });
+                compat.insert("gl_ModelViewProjectionMatrix".into(), 1);
+                compat.insert("gl_Vertex".into(), 1);
+                i += 3;
+                continue;
+            }
+            if compat_builtin(self.stage, &w).is_some() {
+                // Arrays (gl_TexCoord, gl_TextureMatrix) are as long as the largest constant
+                // index used needs (8 when an index is not a number).
+                let len = if self.w(i + 1) == "[" {
+                    self.w(i + 2).parse::<u32>().map_or(8, |n| n + 1)
+                } else {
+                    1
+                };
+                let e = compat.entry(w.clone()).or_insert(0);
+                *e = (*e).max(len);
+            }
             // A bool uniform is an int in its block: read as a bool where used.
             if let Some(ty) = self.bools.get(&w).cloned() {
                 let end = if self.w(i + 1) == "[" {
@@ -1007,6 +1031,7 @@ impl Rewriter<'_> {
             }
             i += 1;
         }
+        self.compat_declarations(&compat);
         // The outputs gl_FragColor and gl_FragData[n] were: names no GLSL 450 shader may
         // declare, so they are spelled otherwise and given their names back in the
         // reflection.
@@ -1026,6 +1051,130 @@ impl Rewriter<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+/// What a compatibility-profile built-in is in `stage`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compat {
+    /// A vertex attribute of this type.
+    Attribute(&'static str),
+    /// A uniform of this type (an array when indexed).
+    Uniform(&'static str),
+    /// A varying of this type, and the name the vertex shader writes it under.
+    Varying(&'static str, &'static str),
+}
+
+/// The compatibility profile's built-ins this rewrite declares.
+fn compat_builtin(stage: Stage, name: &str) -> Option<Compat> {
+    use Compat::*;
+    Some(match (stage, name) {
+        (Stage::Vertex, "gl_Vertex" | "gl_Color" | "gl_SecondaryColor") => Attribute("vec4"),
+        (Stage::Vertex, "gl_Normal") => Attribute("vec3"),
+        (Stage::Vertex, "gl_FogCoord") => Attribute("float"),
+        (Stage::Vertex, n) if n.starts_with("gl_MultiTexCoord") => {
+            let k: u32 = n["gl_MultiTexCoord".len()..].parse().ok()?;
+            if k < 8 {
+                Attribute("vec4")
+            } else {
+                return None;
+            }
+        }
+        (_, "gl_NormalMatrix") => Uniform("mat3"),
+        (
+            _,
+            "gl_ModelViewMatrix"
+            | "gl_ProjectionMatrix"
+            | "gl_ModelViewProjectionMatrix"
+            | "gl_TextureMatrix"
+            | "gl_ModelViewMatrixInverse"
+            | "gl_ProjectionMatrixInverse"
+            | "gl_ModelViewProjectionMatrixInverse"
+            | "gl_ModelViewMatrixTranspose"
+            | "gl_ModelViewMatrixInverseTranspose",
+        ) => Uniform("mat4"),
+        (Stage::Vertex, "gl_FrontColor") => Varying("vec4", "gl_FrontColor"),
+        (Stage::Vertex, "gl_BackColor") => Varying("vec4", "gl_BackColor"),
+        (Stage::Vertex, "gl_FrontSecondaryColor") => Varying("vec4", "gl_FrontSecondaryColor"),
+        (Stage::Vertex, "gl_TexCoord") => Varying("vec4", "gl_TexCoord"),
+        (Stage::Fragment, "gl_Color") => Varying("vec4", "gl_FrontColor"),
+        (Stage::Fragment, "gl_SecondaryColor") => Varying("vec4", "gl_FrontSecondaryColor"),
+        (Stage::Fragment, "gl_TexCoord") => Varying("vec4", "gl_TexCoord"),
+        (_, "gl_FogFragCoord") => Varying("float", "gl_FogFragCoord"),
+        _ => return None,
+    })
+}
+
+impl Rewriter<'_> {
+    /// Declarations for the compatibility built-ins used: attributes, varyings and uniforms
+    /// after the author's own, in a fixed order.
+    fn compat_declarations(&mut self, used: &BTreeMap<String, u32>) {
+        // Attributes in the order GL aliases them to generic ones (gl_Vertex is attribute
+        // 0), then the rest by name.
+        const ORDER: &[&str] = &[
+            "gl_Vertex",
+            "gl_Normal",
+            "gl_Color",
+            "gl_SecondaryColor",
+            "gl_FogCoord",
+        ];
+        let mut used: Vec<(&String, &u32)> = used.iter().collect();
+        used.sort_by_key(|(n, _)| {
+            (
+                ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()),
+                n.as_str(),
+            )
+        });
+        for (name, &len) in used {
+            let name = name.as_str();
+            let Some(kind) = compat_builtin(self.stage, name) else {
+                continue;
+            };
+            let arr = if matches!(name, "gl_TexCoord" | "gl_TextureMatrix") {
+                format!("[{len}]")
+            } else {
+                String::new()
+            };
+            let count = if arr.is_empty() { 1 } else { len };
+            match kind {
+                Compat::Attribute(ty) => {
+                    let l = self.free(true, 1);
+                    self.used_in.insert(l);
+                    self.globals
+                        .push(format!("layout(location = {l}) in {ty} {name};"));
+                }
+                Compat::Uniform(ty) => {
+                    let binding = self.next_block;
+                    self.next_block += 1;
+                    self.globals.push(format!(
+                        "layout(std140, set = 2, binding = {binding}) uniform \
+                         spv2retro_uniform_{name} {{ {ty} {name}{arr}; }};"
+                    ));
+                }
+                Compat::Varying(ty, written) => {
+                    let input = self.stage == Stage::Fragment;
+                    let linked = self
+                        .linked
+                        .and_then(|l| l.iter().find(|(n, _)| n == written))
+                        .map(|&(_, l)| l);
+                    let l = match (input, linked) {
+                        (true, Some(l)) => l,
+                        _ => self.free(input, count),
+                    };
+                    for k in l..l + count {
+                        if input {
+                            self.used_in.insert(k);
+                        } else {
+                            self.used_out.insert(k);
+                        }
+                    }
+                    self.varyings.push((written.to_string(), l));
+                    let word = if input { "in" } else { "out" };
+                    self.globals
+                        .push(format!("layout(location = {l}) {word} {ty} {name}{arr};"));
+                }
+            }
+        }
     }
 }
 

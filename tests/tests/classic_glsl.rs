@@ -636,3 +636,86 @@ fn glslangs_test_shaders_as_glsl_source_are_compiled_or_refused_by_a_rule() {
     // 88 compile at this writing (the rest use what naga or the targets lack).
     assert!(compiled >= 88, "only {compiled} compiled");
 }
+
+#[test]
+fn gl21_compatibility_built_ins_are_attributes_uniforms_and_varyings() {
+    let (vert, frag) = (text("gl21_compat.vert"), text("gl21_compat.frag"));
+    let (v, f) = compile_pair(
+        Source::glsl(&vert, Stage::Vertex),
+        Source::glsl(&frag, Stage::Fragment),
+        &Options::agal(Profile::Standard),
+    )
+    .unwrap();
+    // gl_Vertex is attribute 0, as GL aliases it; the fragment shader's gl_Color is the
+    // vertex shader's gl_FrontColor.
+    assert_eq!(v.reflection.inputs[0].name, "gl_Vertex");
+    assert_eq!(v.reflection.inputs[0].location, 0);
+    let front = v
+        .reflection
+        .outputs
+        .iter()
+        .find(|o| o.name == "gl_FrontColor")
+        .unwrap();
+    let color = f
+        .reflection
+        .inputs
+        .iter()
+        .find(|i| i.name == "gl_Color")
+        .unwrap();
+    assert_eq!(front.register, color.register);
+    let mut rng = Rng(0x110);
+    let mvp = random_matrix(&mut rng);
+    // gl_NormalMatrix is a mat3: three registers of three lanes (std140).
+    let nm = [
+        0.0f32, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+    ];
+    for compiled in [v.clone(), glsl("gl21_compat.vert", &Options::pica())] {
+        let pos = [0.5f32, 0.25, -1.0, 1.0];
+        let outs = run_vertex_on(
+            &compiled,
+            &[
+                ("gl_Vertex", &pos),
+                ("gl_Normal", &[1.0, 0.0, 0.0]),
+                ("gl_Color", &[0.25, 0.5, 0.75, 1.0]),
+                ("gl_MultiTexCoord0", &[0.125, 0.625, 0.0, 1.0]),
+            ],
+            &[
+                ("gl_ModelViewProjectionMatrix", &mvp),
+                ("gl_NormalMatrix", &nm),
+            ],
+        );
+        close(
+            output(&outs, "gl_Position"),
+            &mat_vec(&mvp, pos.map(f64::from)),
+            "ftransform()",
+        );
+        // The normal matrix's columns are (0, 1, 0), (−1, 0, 0), (0, 0, 1): x → y.
+        close(&output(&outs, "normal")[..3], &[0.0, 1.0, 0.0], "normal");
+        close(
+            &output(&outs, "gl_TexCoord")[..2],
+            &[0.125, 0.625],
+            "gl_TexCoord[0]",
+        );
+        close(
+            &output(&outs, "gl_FrontColor")[..3],
+            &[0.25, 0.5, 0.75],
+            "gl_FrontColor",
+        );
+    }
+    let got = agal_fragment(
+        &f,
+        &[
+            ("normal", &[0.0, 0.6, 0.8]),
+            ("gl_TexCoord", &[0.5, 0.25, 0.0, 1.0]),
+            ("gl_Color", &[1.0, 0.5, 0.25, 1.0]),
+        ],
+        &[],
+    );
+    let t = texel(false, [0.5, 0.25, 0.0]).map(f64::from);
+    let c = [1.0, 0.5, 0.25, 1.0];
+    close(
+        &got,
+        &std::array::from_fn::<f64, 4, _>(|k| t[k] * c[k] * 0.8),
+        "colour",
+    );
+}
