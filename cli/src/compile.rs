@@ -113,7 +113,7 @@ impl Target {
     /// The stages the target has programs for.
     pub fn stages(self) -> &'static [Stage] {
         match self {
-            Target::Pica => &[Stage::Vertex],
+            Target::Pica => &[Stage::Vertex, Stage::Geometry],
             Target::Agal => &[Stage::Vertex, Stage::Fragment],
         }
     }
@@ -124,9 +124,6 @@ impl Target {
             (Target::Pica, Stage::Fragment) => "the PICA200 has no programmable fragment \
                 stage; its fragment work is done by the fixed-function texture combiners"
                 .into(),
-            (Target::Pica, Stage::Geometry) => {
-                "PICA200 geometry programs are not supported yet".into()
-            }
             (Target::Agal, Stage::Geometry) => "Stage3D has no geometry stage".into(),
             _ => format!("{} programs are not supported", stage.name()),
         }

@@ -35,6 +35,31 @@ pub struct Reflection {
     pub samplers: Vec<SamplerInfo>,
     /// Sizes.
     pub stats: Stats,
+    /// A geometry program's primitives and where its inputs come from (PICA200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<GeometryInfo>,
+}
+
+/// How a geometry program is set up and fed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeometryInfo {
+    /// The geometry unit's mode: `"point"` (inputs in `v` registers).
+    pub mode: String,
+    /// The primitive it reads: `points`, `lines`, `lines_adjacency`, `triangles`,
+    /// `triangles_adjacency`.
+    pub input_primitive: String,
+    /// Vertices per input primitive.
+    pub vertices_in: u32,
+    /// The primitive it emits (`triangle_strip`).
+    pub output_primitive: String,
+    /// `max_vertices`.
+    pub max_vertices: u32,
+    /// The vertex program's output registers each vertex brings, in register order: what
+    /// each carries (`gl_Position`, `location N`, or `unused`).
+    pub vertex_outputs: Vec<String>,
+    /// The value to pass to `shaderProgramSetGsh` (and citro3d-rs's
+    /// `Program::set_geometry_shader`): registers per vertex × vertices per primitive.
+    pub stride: u32,
 }
 
 /// An input.
@@ -46,6 +71,9 @@ pub struct InputInfo {
     pub location: u32,
     /// Its register (`v0`, `va0`).
     pub register: String,
+    /// In a geometry program: which vertex of the input primitive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertex: Option<u32>,
 }
 
 /// An output.
@@ -294,6 +322,7 @@ pub fn inputs(m: &Module, register: impl Fn(usize, &Input) -> String) -> Vec<Inp
             name: i.name.clone(),
             location: i.location,
             register: register(k, i),
+            vertex: i.vertex,
         })
         .collect()
 }

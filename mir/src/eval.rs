@@ -335,6 +335,8 @@ pub fn apply(
         | Op::FragCoord
         | Op::Sample { .. }
         | Op::Kill
+        | Op::EmitVertex
+        | Op::EndPrimitive
         | Op::LoadLocal(_)
         | Op::StoreLocal(_) => None,
     }

@@ -259,6 +259,11 @@ pub enum Op {
     },
     /// Discards the fragment when the bool operand is true (no result).
     Kill,
+    /// A geometry program emits a vertex: the operands are the outputs' current values, in
+    /// the module's output order (no result).
+    EmitVertex,
+    /// A geometry program ends the primitive it is emitting (no operands, no result).
+    EndPrimitive,
     // --- before mem2reg ---
     /// Reads a function-local variable.
     LoadLocal(LocalId),
@@ -327,7 +332,10 @@ impl Op {
     /// Whether the operation has no effect besides its result (so it can be removed when
     /// unused, and merged with an identical one).
     pub fn is_pure(self) -> bool {
-        !matches!(self, Op::Kill | Op::StoreLocal(_) | Op::LoadLocal(_))
+        !matches!(
+            self,
+            Op::Kill | Op::StoreLocal(_) | Op::LoadLocal(_) | Op::EmitVertex | Op::EndPrimitive
+        )
     }
 
     /// Whether the operation works lane by lane on float operands of the result's width.
@@ -408,9 +416,12 @@ impl Op {
             | Op::InstanceIndex
             | Op::FragCoord
             | Op::LoadLocal(_)
+            | Op::EndPrimitive
             | Op::Const(_) => 0,
             Op::MatVec(n) => n as usize + 1,
-            Op::LoadUniform { .. } | Op::Sample { .. } | Op::Construct => return None,
+            Op::LoadUniform { .. } | Op::Sample { .. } | Op::Construct | Op::EmitVertex => {
+                return None;
+            }
         })
     }
 }

@@ -56,10 +56,99 @@ pub enum BuiltIn {
 pub struct Input {
     /// The variable's name (with `[i]` for an element of an array or matrix input).
     pub name: String,
-    /// Its location.
+    /// Its location (0 for a built-in).
     pub location: u32,
     /// How many lanes the shader reads (the register holds 4).
     pub lanes: u8,
+    /// In a geometry program: which vertex of the input primitive it belongs to.
+    pub vertex: Option<u32>,
+    /// A built-in input (in a geometry program, `gl_in[i].gl_Position`: `Position`).
+    pub builtin: Option<BuiltIn>,
+}
+
+impl Input {
+    /// A user input at `location`.
+    pub fn at(name: impl Into<String>, location: u32, lanes: u8) -> Input {
+        Input {
+            name: name.into(),
+            location,
+            lanes,
+            vertex: None,
+            builtin: None,
+        }
+    }
+}
+
+/// The primitive a geometry program reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputPrimitive {
+    /// One vertex.
+    Points,
+    /// Two vertices.
+    Lines,
+    /// Four vertices (a line with its neighbours).
+    LinesAdjacency,
+    /// Three vertices.
+    Triangles,
+    /// Six vertices (a triangle with its neighbours).
+    TrianglesAdjacency,
+}
+
+impl InputPrimitive {
+    /// How many vertices a primitive has.
+    pub fn vertices(self) -> u32 {
+        match self {
+            InputPrimitive::Points => 1,
+            InputPrimitive::Lines => 2,
+            InputPrimitive::LinesAdjacency => 4,
+            InputPrimitive::Triangles => 3,
+            InputPrimitive::TrianglesAdjacency => 6,
+        }
+    }
+
+    /// GLSL's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputPrimitive::Points => "points",
+            InputPrimitive::Lines => "lines",
+            InputPrimitive::LinesAdjacency => "lines_adjacency",
+            InputPrimitive::Triangles => "triangles",
+            InputPrimitive::TrianglesAdjacency => "triangles_adjacency",
+        }
+    }
+}
+
+/// The primitives a geometry program emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutputPrimitive {
+    /// Points.
+    Points,
+    /// A line strip.
+    LineStrip,
+    /// A triangle strip.
+    TriangleStrip,
+}
+
+impl OutputPrimitive {
+    /// GLSL's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputPrimitive::Points => "points",
+            OutputPrimitive::LineStrip => "line_strip",
+            OutputPrimitive::TriangleStrip => "triangle_strip",
+        }
+    }
+}
+
+/// What a geometry program declares about its primitives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    /// What it reads.
+    pub input: InputPrimitive,
+    /// What it emits.
+    pub output: OutputPrimitive,
+    /// The most vertices one invocation emits (`max_vertices`).
+    pub max_vertices: u32,
 }
 
 /// One shader output, written once, by the entry function's return.
@@ -141,6 +230,8 @@ pub struct Sampler {
 pub struct Module {
     /// The stage.
     pub stage: Stage,
+    /// For a geometry program, its primitives.
+    pub geometry: Option<Geometry>,
     /// The entry point's name.
     pub entry_point: String,
     /// The inputs.

@@ -51,6 +51,7 @@ pub fn operand_lanes(f: &Function, module: Option<&Module>, inst: &Inst, i: usiz
             }
         }
         Op::StoreLocal(l) => f.locals[l].ty.lanes,
+        Op::EmitVertex => module.and_then(|m| m.outputs.get(i)).map_or(4, |o| o.lanes),
         _ => result_lanes,
     }
 }
@@ -60,7 +61,7 @@ pub fn operand_kind(op: Op, i: usize) -> Option<Kind> {
     match op {
         Op::And | Op::Or | Op::Not | Op::BoolToFloat | Op::Kill => Some(Kind::Bool),
         Op::Select => (i == 0).then_some(Kind::Bool),
-        Op::Construct | Op::StoreLocal(_) => None,
+        Op::Construct | Op::StoreLocal(_) | Op::EmitVertex => None,
         _ => Some(Kind::Float),
     }
 }

@@ -174,7 +174,11 @@ fn verify_function(module: &Module, f: &Function) -> Result<(), String> {
             check_operand(cond, 1, Some(Kind::Bool), &what)?;
         }
         if let Terminator::Return(values) = &block.term {
-            let expected: Vec<Ty> = module.outputs.iter().map(|o| Ty::float(o.lanes)).collect();
+            // A geometry program's outputs leave with each `EmitVertex`.
+            let expected: Vec<Ty> = match module.stage {
+                crate::Stage::Geometry => Vec::new(),
+                _ => module.outputs.iter().map(|o| Ty::float(o.lanes)).collect(),
+            };
             if values.len() != expected.len() {
                 return Err(format!(
                     "{what} returns {} value(s), the function {}",
@@ -350,7 +354,12 @@ fn check_result(
             }
             expect_one(kind, Some(inst.args.len() as u8))
         }
-        Op::Kill | Op::StoreLocal(_) => {
+        Op::EmitVertex if inst.args.len() != module.outputs.len() => Err(format!(
+            "{what} emits {} values; the module has {} outputs",
+            inst.args.len(),
+            module.outputs.len()
+        )),
+        Op::Kill | Op::StoreLocal(_) | Op::EmitVertex | Op::EndPrimitive => {
             if results.is_empty() {
                 Ok(())
             } else {

@@ -51,6 +51,7 @@ fn compiles(m: &Module, profile: Profile) -> backend_agal::codegen::Compiled {
 fn module(stage: mir::Stage) -> Module {
     Module {
         stage,
+        geometry: None,
         entry_point: "main".into(),
         inputs: Arena::new(),
         outputs: Vec::new(),
@@ -68,11 +69,9 @@ fn ins(m: &mut Module, op: Op, args: Vec<Operand>, lanes: u8) -> Value {
 }
 
 fn input(m: &mut Module, location: u32) -> Value {
-    let id = m.inputs.push(Input {
-        name: format!("in{location}"),
-        location,
-        lanes: 4,
-    });
+    let id = m
+        .inputs
+        .push(Input::at(format!("in{location}"), location, 4));
     ins(m, Op::LoadInput(id), vec![], 4)
 }
 

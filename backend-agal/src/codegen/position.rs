@@ -87,11 +87,7 @@ fn vertex(m: &Module, k: u16) -> Module {
 /// `gl_FragCoord` from it and the viewport.
 fn fragment(m: &Module, k: u16) -> Module {
     let mut m = m.clone();
-    let input = m.inputs.push(Input {
-        name: POSITION.into(),
-        location: u32::from(k),
-        lanes: 4,
-    });
+    let input = m.inputs.push(Input::at(POSITION, u32::from(k), 4));
     let register = m.first_free_float_register();
     m.uniforms.push(Uniform {
         name: VIEWPORT.into(),

@@ -230,6 +230,19 @@ impl Emitter<'_> {
             (VInst::Mad { .. }, Some(d)) => Inst::mad(d, sources[0], sources[1], sources[2]),
             (VInst::Mova { mask, .. }, _) => Inst::mova(mask, sources[0]),
             (VInst::Cmp { x, y, .. }, _) => Inst::cmp(sources[0], x, y, sources[1]),
+            (
+                VInst::SetEmit {
+                    vertex,
+                    primitive,
+                    winding,
+                },
+                _,
+            ) => Ok(Inst::SetEmit {
+                vertex,
+                primitive,
+                winding,
+            }),
+            (VInst::Emit, _) => Ok(Inst::Emit),
             _ => unreachable!("every writing instruction has a destination"),
         };
         self.temporaries = self.temporaries.max(used);

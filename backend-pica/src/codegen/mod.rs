@@ -15,6 +15,7 @@
 //! and literals, seven semantic outputs, the IF and LOOP stack depths.
 
 pub mod emit;
+pub mod geometry;
 pub mod outputs;
 pub mod pool;
 pub mod prepare;
@@ -43,6 +44,9 @@ pub struct Options {
     /// When small values share registers (by default when the program needs more
     /// temporaries than the PICA200's sixteen).
     pub packing: Packing,
+    /// A geometry program: the output registers of the vertex program it follows (by
+    /// default [`geometry::Layout::assumed`]).
+    pub geometry_layout: Option<geometry::Layout>,
 }
 
 impl Default for Options {
@@ -50,6 +54,7 @@ impl Default for Options {
         Options {
             semantics: Vec::new(),
             packing: Packing::WhenNeeded,
+            geometry_layout: None,
         }
     }
 }
@@ -83,15 +88,25 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
     Diagnostics(errors)
 }
 
-/// Compiles a vertex module.
+/// Compiles a vertex or geometry module.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut m = prepare::prepare(module)?;
+    let layout = (m.stage == mir::Stage::Geometry).then(|| {
+        options
+            .geometry_layout
+            .clone()
+            .unwrap_or_else(|| geometry::Layout::assumed(&m))
+    });
 
-    // Inputs: location L is vL.
+    // Inputs: location L is vL (a geometry program's: see `geometry`).
     let mut errors = Vec::new();
-    let mut inputs = HashMap::default();
+    let mut inputs: HashMap<usize, u8> = HashMap::default();
     let mut input_mask = 0u16;
-    for (_, input) in m.inputs.iter() {
+    if let Some(layout) = &layout {
+        inputs = geometry::input_registers(&m, layout).map_err(diagnostics)?;
+        input_mask = inputs.values().fold(0, |mask, &r| mask | 1 << r);
+    }
+    for (h, input) in m.inputs.iter().filter(|_| layout.is_none()) {
         if input.location >= u32::from(limits::INPUT_REGISTERS) {
             errors.push(Diagnostic::error(
                 "pica.limit",
@@ -102,7 +117,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
             ));
             continue;
         }
-        inputs.insert(input.location, input.location as u8);
+        inputs.insert(h.index(), input.location as u8);
         input_mask |= 1 << input.location;
     }
     let assigned = match outputs::assign(&m.outputs, &options.semantics) {
@@ -125,21 +140,31 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         packing: options.packing,
         rematerialise: true,
     };
+    let code_limit = if layout.is_some() {
+        limits::MAX_CODE_WORDS
+    } else {
+        limits::MAX_VERTEX_CODE_WORDS
+    };
     let fitted = retry::allocate(&mut m, &policy, |m, pack| {
         let mut pool = pool::Pool::default();
-        let selected = select::select(m, &inputs, slots, &mut pool, pack).map_err(diagnostics)?;
+        let emits = if m.stage == mir::Stage::Geometry {
+            geometry::emits(&m.function).map_err(diagnostics)?
+        } else {
+            HashMap::default()
+        };
+        let selected =
+            select::select(m, &inputs, &emits, slots, &mut pool, pack).map_err(diagnostics)?;
         // Every selected instruction is one word: past the limit already, no allocation (the
         // slowest step on a program that large) can help.
         let words = (0..selected.code.len())
             .filter(|&i| selected.code.inst(i).is_some())
             .count();
-        if words > limits::MAX_VERTEX_CODE_WORDS {
+        if words > code_limit {
             return Err(diagnostics(vec![Diagnostic::error(
                 "pica.limit",
                 format!(
                     "the program is at least {words} instructions long (before register \
-                     moves and control flow); the PICA200 runs at most {}",
-                    limits::MAX_VERTEX_CODE_WORDS
+                     moves and control flow); the PICA200 runs at most {code_limit}",
                 ),
             )]));
         }
@@ -246,8 +271,8 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         })
         .collect();
     // picasso lists `.in` names in the same table (registers 0x00-0x0F).
-    for (_, input) in m.inputs.iter() {
-        if let Some(&reg) = inputs.get(&input.location) {
+    for (h, input) in m.inputs.iter() {
+        if let Some(&reg) = inputs.get(&h.index()) {
             let index = UniformFile::Input.index(reg);
             if !uniforms.iter().any(|u| u.start == index) {
                 uniforms.push(shbin::Uniform {
@@ -261,6 +286,11 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     uniforms.sort_by_key(|u| u.start);
     let output_mask = assigned.table.iter().fold(0u16, |m, o| m | 1 << o.reg);
     let dvle = shbin::Dvle {
+        shader_type: if layout.is_some() {
+            shbin::ShaderType::Geometry
+        } else {
+            shbin::ShaderType::Vertex
+        },
         entry_start: 0,
         entry_end: emitted.code.len() as u32,
         input_mask,
@@ -275,7 +305,26 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         descriptors: encoded.descriptors,
         dvles: vec![dvle],
     };
-    let reflection = reflect(&m, &binary, &assigned.owners, emitted.temporaries);
+    let mut reflection = reflect(&m, &binary, &assigned.owners, emitted.temporaries, &inputs);
+    if let (Some(layout), Some(g)) = (&layout, m.geometry) {
+        reflection.geometry = Some(machine::reflect::GeometryInfo {
+            mode: "point".into(),
+            input_primitive: g.input.name().into(),
+            vertices_in: g.input.vertices(),
+            output_primitive: g.output.name().into(),
+            max_vertices: g.max_vertices,
+            vertex_outputs: layout
+                .registers
+                .iter()
+                .map(|r| match r {
+                    Some(geometry::Carried::Position) => "gl_Position".into(),
+                    Some(geometry::Carried::Location(l)) => format!("location {l}"),
+                    None => "unused".into(),
+                })
+                .collect(),
+            stride: layout.per_vertex() * g.input.vertices(),
+        });
+    }
     // The limits were checked above; a table the container still cannot hold is a bug.
     let bytes = shbin::write(&binary).map_err(|e| {
         diagnostics(vec![Diagnostic::error(
@@ -307,6 +356,7 @@ fn reflect(
     binary: &ShaderBinary,
     owners: &[usize],
     temporaries: usize,
+    input_registers: &HashMap<usize, u8>,
 ) -> machine::reflect::Reflection {
     use machine::reflect::*;
     let dvle = binary.dvles.first();
@@ -345,7 +395,12 @@ fn reflect(
         })
         .collect();
     Reflection {
-        inputs: inputs(m, |_, i| format!("v{}", i.location)),
+        inputs: inputs(m, |k, i| {
+            format!(
+                "v{}",
+                input_registers.get(&k).copied().unwrap_or(i.location as u8)
+            )
+        }),
         outputs,
         uniforms: uniforms(m, |u| {
             format!("{}{}", if u.is_bool { 'b' } else { 'c' }, u.register)

@@ -65,7 +65,8 @@ pub struct Selected {
 /// Selects instructions for `module` (optimised with the PICA200 options).
 pub fn select(
     module: &Module,
-    inputs: &HashMap<u32, u8>,
+    inputs: &HashMap<usize, u8>,
+    emits: &HashMap<mir::InstId, VInst>,
     outputs: &[Option<OutputSlot>],
     pool: &mut Pool,
     pack_lanes: bool,
@@ -78,6 +79,7 @@ pub fn select(
         vregs: Values::default(),
         pool,
         inputs,
+        emits,
         outputs,
         errors: Vec::new(),
         a0: [None; 2],
@@ -113,7 +115,10 @@ struct Selector<'a> {
     code: VCode<VInst>,
     vregs: Values,
     pool: &'a mut Pool,
-    inputs: &'a HashMap<u32, u8>,
+    /// Each input's register, by the input's index.
+    inputs: &'a HashMap<usize, u8>,
+    /// The SETEMIT of each `EmitVertex` (geometry programs).
+    emits: &'a HashMap<mir::InstId, VInst>,
     /// Where each output of the module goes.
     outputs: &'a [Option<OutputSlot>],
     errors: Vec<Diagnostic>,
@@ -244,6 +249,25 @@ impl<'a> Hooks<'a> for Selector<'a> {
 }
 
 impl Selector<'_> {
+    /// SETEMIT, every output written from its current value, EMIT.
+    fn emit_vertex(&mut self, i: mir::InstId, values: &[mir::Operand]) {
+        let Some(&setemit) = self.emits.get(&i) else {
+            self.error(self.span, "internal: an EmitVertex without its SETEMIT");
+            return;
+        };
+        self.emit(setemit);
+        for (slot, v) in self.outputs.iter().zip(values) {
+            let Some(slot) = slot else { continue };
+            let src = self.src(v);
+            self.emit(VInst::Unary {
+                op: UnaryOp::Mov,
+                dst: VDst::Output(slot.reg, slot.mask),
+                src,
+            });
+        }
+        self.emit(VInst::Emit);
+    }
+
     fn error(&mut self, span: mir::Span, message: impl Into<String>) {
         self.errors
             .push(Diagnostic::error("pica.unsupported", message).with_span(span));
@@ -454,7 +478,7 @@ impl Selector<'_> {
                 match inst.op {
                     Op::LoadInput(id) => {
                         let loc = self.m.inputs[id].location;
-                        VSrc::Input(self.inputs.get(&loc).copied().unwrap_or(loc as u8))
+                        VSrc::Input(self.inputs.get(&id.index()).copied().unwrap_or(loc as u8))
                     }
                     Op::LoadUniform { register } if inst.args.is_empty() => {
                         VSrc::Const(register as u8)
@@ -575,6 +599,8 @@ impl Selector<'_> {
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill => self.error(span, "discard in a vertex program"),
+                Op::EmitVertex => self.emit_vertex(i, &inst.args),
+                Op::EndPrimitive => {}
                 _ => self.error(span, format!("internal: {} has no result", inst.op.name())),
             }
             return;

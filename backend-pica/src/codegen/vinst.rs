@@ -139,6 +139,18 @@ pub enum VInst {
         /// Second source.
         b: VOp,
     },
+    /// SETEMIT (geometry programs): the slot of the next emitted vertex, and whether it
+    /// completes a triangle (with inverted winding).
+    SetEmit {
+        /// Vertex slot, 0–2.
+        vertex: u8,
+        /// The next EMIT makes a triangle of the three slots.
+        primitive: bool,
+        /// The triangle's winding is inverted.
+        winding: bool,
+    },
+    /// EMIT: the outputs written since the last one become a vertex.
+    Emit,
 }
 
 impl VInst {
@@ -148,6 +160,7 @@ impl VInst {
             VInst::Binary { a, b, .. } | VInst::Cmp { a, b, .. } => vec![a, b],
             VInst::Unary { src, .. } | VInst::Mova { src, .. } => vec![src],
             VInst::Mad { a, b, c, .. } => vec![a, b, c],
+            VInst::SetEmit { .. } | VInst::Emit => Vec::new(),
         }
     }
 
@@ -157,7 +170,7 @@ impl VInst {
             VInst::Binary { dst, .. } | VInst::Unary { dst, .. } | VInst::Mad { dst, .. } => {
                 Some(dst)
             }
-            VInst::Mova { .. } | VInst::Cmp { .. } => None,
+            VInst::Mova { .. } | VInst::Cmp { .. } | VInst::SetEmit { .. } | VInst::Emit => None,
         }
     }
 

@@ -93,6 +93,12 @@ impl<'m> Lowerer<'m> {
             .map(|(o, local)| (mir::func::LocalId::new(*local), o.lanes))
             .collect();
         let mut values = Vec::new();
+        // A geometry program's outputs leave with each EmitVertex.
+        let outputs = if self.geometry.is_some() {
+            Vec::new()
+        } else {
+            outputs
+        };
         for (local, lanes) in outputs {
             values.push(self.emit(Op::LoadLocal(local), Vec::new(), Ty::float(lanes), span));
         }

@@ -272,6 +272,9 @@ impl Lowerer<'_> {
     }
 
     fn input_storage(&mut self, inst: &Inst, id: Word, ty: Word) -> Storage {
+        if self.geometry.is_some() {
+            return self.geometry_input(inst, id, ty);
+        }
         if let Some(b) = self.decor.builtin(id, None) {
             return Storage::BuiltinInput(b);
         }
@@ -312,25 +315,19 @@ impl Lowerer<'_> {
     }
 
     /// Inputs for `ty` from `location` on: one per vector, column or element.
-    fn input_leaves(&mut self, name: &str, ty: Word, location: &mut u32) -> Storage {
+    pub(super) fn input_leaves(&mut self, name: &str, ty: Word, location: &mut u32) -> Storage {
         match shape(self.types(), ty) {
             Shape::Float(lanes) => {
-                let input = self.inputs.push(Input {
-                    name: name.to_string(),
-                    location: *location,
-                    lanes,
-                });
+                let input = self.inputs.push(Input::at(name, *location, lanes));
                 *location += 1;
                 Storage::Input(input)
             }
             Shape::Matrix { cols, rows } => Storage::Tree(
                 (0..cols)
                     .map(|c| {
-                        let input = self.inputs.push(Input {
-                            name: format!("{name}[{c}]"),
-                            location: *location,
-                            lanes: rows,
-                        });
+                        let input =
+                            self.inputs
+                                .push(Input::at(format!("{name}[{c}]"), *location, rows));
                         *location += 1;
                         Storage::Input(input)
                     })

@@ -24,6 +24,7 @@
 
 mod body;
 mod decor;
+mod geometry;
 mod glsl;
 mod image;
 mod interface;
@@ -92,6 +93,8 @@ pub(crate) struct Lowerer<'m> {
     pub outputs: Vec<(mir::module::Output, usize)>,
     pub uniforms: Vec<mir::module::Uniform>,
     pub samplers: mir::arena::Arena<mir::module::Sampler>,
+    /// A geometry program's primitives.
+    pub geometry: Option<mir::module::Geometry>,
     /// The block instructions are appended to.
     pub cursor: BlockId,
     /// Every variable (global and each inlined function's), by index.
@@ -121,6 +124,7 @@ impl<'m> Lowerer<'m> {
             outputs: Vec::new(),
             uniforms: Vec::new(),
             samplers: mir::arena::Arena::new(),
+            geometry: None,
             cursor,
             vars: Vec::new(),
             global_vars: HashMap::default(),
@@ -131,6 +135,9 @@ impl<'m> Lowerer<'m> {
     }
 
     fn run(&mut self) {
+        if self.entry.stage() == Some(mir::Stage::Geometry) {
+            self.geometry = self.geometry_modes();
+        }
         self.place_interface();
         if !self.errors.is_empty() {
             return;
@@ -142,6 +149,7 @@ impl<'m> Lowerer<'m> {
         let stage = self.entry.stage().unwrap_or(mir::Stage::Vertex);
         mir::Module {
             stage,
+            geometry: self.geometry,
             entry_point: self.entry.name.clone(),
             inputs: self.inputs,
             outputs: self.outputs.into_iter().map(|(o, _)| o).collect(),

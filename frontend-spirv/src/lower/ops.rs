@@ -565,6 +565,14 @@ impl Lowerer<'_> {
                 let (dx, dy) = (Operand { abs: true, ..dx }, Operand { abs: true, ..dy });
                 Some(vector(self.emit(Op::Add, vec![dx, dy], fty, span), lanes))
             }
+            EmitVertex if self.geometry.is_some() => {
+                self.emit_vertex(span);
+                None
+            }
+            EndPrimitive if self.geometry.is_some() => {
+                self.emit_void(Op::EndPrimitive, Vec::new(), span);
+                None
+            }
             DemoteToHelperInvocation => {
                 let t = self.bconst(true, span);
                 self.emit_void(Op::Kill, vec![t], span);

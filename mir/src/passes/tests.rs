@@ -17,14 +17,11 @@ use super::*;
 fn module(inputs: usize) -> Module {
     let mut ins = Arena::new();
     for i in 0..inputs {
-        ins.push(Input {
-            name: format!("in{i}"),
-            location: i as u32,
-            lanes: 4,
-        });
+        ins.push(Input::at(format!("in{i}"), i as u32, 4));
     }
     Module {
         stage: Stage::Vertex,
+        geometry: None,
         entry_point: "main".into(),
         inputs: ins,
         outputs: vec![Output {

@@ -1,0 +1,332 @@
+//! PICA200 geometry programs from GLSL (glslang's SPIR-V, `tests/fixtures/geometry`), run as
+//! the 3DS runs them: each vertex through the vertex program, the output registers its
+//! output mask enables packed in register order into the geometry program's `v` registers
+//! (what `shaderProgramSetGsh` sets up, with the reflection's stride), then the emitted
+//! vertices assembled into triangles as the primitive assembler does (three slots; SETEMIT's
+//! `prim` draws them, `inv` reverses the winding). The triangles are compared with the ones
+//! GL's rules give for the GLSL, computed here in f64.
+
+use backend_pica::shbin::{self, ShaderType};
+use backend_pica::sim::{Outcome, Simulator, Uniforms};
+use spv2retro::{Compiled, Options, Source, compile};
+use tests::driven::{constants_with, register_number};
+use tests::fixtures;
+
+type V4 = [f64; 4];
+
+fn spv(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures("geometry").join(format!("{name}.spv"))).unwrap()
+}
+
+fn pica(name: &str) -> Compiled {
+    compile(Source::spirv(&spv(name)).named(name), &Options::pica())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn uniforms(c: &Compiled, values: &[(&str, &[f32])]) -> Uniforms {
+    let regs = constants_with(c, values);
+    let mut u = Uniforms::default();
+    for (k, r) in u.float.iter_mut().enumerate() {
+        *r = regs[k];
+    }
+    u
+}
+
+/// Column-major `m`, as the std140 block stores it.
+fn columns(m: &[[f64; 4]; 4]) -> Vec<f32> {
+    (0..4)
+        .flat_map(|c| (0..4).map(move |r| m[r][c] as f32))
+        .collect()
+}
+
+fn mul(m: &[[f64; 4]; 4], v: V4) -> V4 {
+    std::array::from_fn(|r| (0..4).map(|c| m[r][c] * v[c]).sum())
+}
+
+/// Runs the vertex program on each vertex (inputs by name) and packs what its output mask
+/// enables, vertex after vertex, into the geometry program's input registers.
+fn through_vertex_program(
+    vs: &Compiled,
+    vertices: &[Vec<(&str, [f32; 4])>],
+    vs_uniforms: &Uniforms,
+) -> [[f32; 4]; 16] {
+    let sim = Simulator::new(&vs.bytes).unwrap();
+    let dvle = &shbin::read(&vs.bytes).unwrap().dvles[0];
+    let enabled: Vec<usize> = (0..16)
+        .filter(|r| dvle.output_mask & (1 << r) != 0)
+        .collect();
+    let mut gs_in = [[0.0f32; 4]; 16];
+    for (k, vertex) in vertices.iter().enumerate() {
+        let mut v = [[0.0f32; 4]; 16];
+        for (name, value) in vertex {
+            let input = vs
+                .reflection
+                .inputs
+                .iter()
+                .find(|i| i.name == *name)
+                .unwrap();
+            v[register_number(&input.register)] = *value;
+        }
+        let out = sim.run(0, &v, vs_uniforms).unwrap();
+        assert!(out.missing.is_empty(), "{:?}", out.missing);
+        for (j, &r) in enabled.iter().enumerate() {
+            gs_in[k * enabled.len() + j] = out.outputs[r];
+        }
+    }
+    gs_in
+}
+
+/// A drawn triangle: each vertex's output registers, in the winding the GPU draws.
+type Triangle = [[[f32; 4]; 16]; 3];
+
+/// The primitive assembler: three slots, a triangle at each `prim`, reversed by `inv`.
+fn triangles(out: &Outcome) -> Vec<Triangle> {
+    let mut slots = [[[0.0f32; 4]; 16]; 3];
+    let mut tris = Vec::new();
+    for v in &out.vertices {
+        slots[usize::from(v.vertex)] = v.outputs;
+        if v.primitive {
+            tris.push(if v.winding {
+                [slots[0], slots[2], slots[1]]
+            } else {
+                slots
+            });
+        }
+    }
+    tris
+}
+
+/// GL's triangles of a strip: the i-th is (i, i+1, i+2), every odd one reversed.
+fn strip<T: Copy>(vertices: &[T]) -> Vec<[T; 3]> {
+    (0..vertices.len().saturating_sub(2))
+        .map(|i| {
+            if i % 2 == 0 {
+                [vertices[i], vertices[i + 1], vertices[i + 2]]
+            } else {
+                [vertices[i + 1], vertices[i], vertices[i + 2]]
+            }
+        })
+        .collect()
+}
+
+fn close(got: [f32; 4], want: V4, lanes: usize) -> bool {
+    (0..lanes).all(|l| (f64::from(got[l]) - want[l]).abs() <= 1e-3 * want[l].abs().max(1.0))
+}
+
+/// Whether `got` is `want` (per vertex: register and expected values), allowing a rotation
+/// (the same winding).
+fn same_triangle(got: &Triangle, want: &[Vec<(usize, V4, usize)>; 3]) -> bool {
+    (0..3).any(|rot| {
+        (0..3).all(|k| {
+            want[k]
+                .iter()
+                .all(|&(reg, value, lanes)| close(got[(k + rot) % 3][reg], value, lanes))
+        })
+    })
+}
+
+fn check_triangles(got: &[Triangle], want: &[[Vec<(usize, V4, usize)>; 3]]) {
+    assert_eq!(got.len(), want.len(), "triangles drawn");
+    for (t, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            same_triangle(g, w),
+            "triangle {t}: got {:?}, want {w:?}",
+            g.iter().map(|v| [v[0], v[1]]).collect::<Vec<_>>()
+        );
+    }
+}
+
+fn output_reg(c: &Compiled, name: &str) -> usize {
+    let o = c.reflection.outputs.iter().find(|o| o.name == name);
+    register_number(&o.unwrap_or_else(|| panic!("no output {name}")).register)
+}
+
+fn check_geometry_dvle(gs: &Compiled, stride: u32) {
+    let binary = shbin::read(&gs.bytes).expect("a .shbin libctru can parse");
+    assert_eq!(binary.dvles[0].shader_type, ShaderType::Geometry);
+    assert_eq!(binary.dvles[0].geometry.mode, 0, "point mode");
+    let g = gs
+        .reflection
+        .geometry
+        .as_ref()
+        .expect("geometry reflection");
+    assert_eq!(g.stride, stride);
+    assert_eq!(g.mode, "point");
+    assert_eq!(gs.reflection.stage, "geometry");
+}
+
+fn translate_scale() -> [[f64; 4]; 4] {
+    [
+        [2.0, 0.0, 0.0, 0.25],
+        [0.0, 3.0, 0.0, -0.5],
+        [0.0, 0.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]
+}
+
+fn rotate_translate() -> [[f64; 4]; 4] {
+    [
+        [0.0, -1.0, 0.0, 1.0],
+        [1.0, 0.0, 0.0, 2.0],
+        [0.0, 0.0, 1.0, -3.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]
+}
+
+#[test]
+fn point_sprites_make_a_quad_per_point() {
+    let (vs, gs) = (pica("sprite.vert"), pica("sprite.geom"));
+    // gl_Position, vColor, vSize: three registers for one vertex.
+    check_geometry_dvle(&gs, 3);
+    let model_view = rotate_translate();
+    let projection = translate_scale();
+    let vs_u = uniforms(&vs, &[("modelView", &columns(&model_view))]);
+    let gs_u = uniforms(&gs, &[("projection", &columns(&projection))]);
+    for (pos, color, size) in [
+        ([0.5f32, -1.0, 2.0], [1.0f32, 0.5, 0.25, 1.0], 0.5f32),
+        ([-3.0, 0.25, -1.5], [0.0, 1.0, 0.0, 0.5], 2.0),
+    ] {
+        let gs_in = through_vertex_program(
+            &vs,
+            &[vec![
+                ("inPosition", [pos[0], pos[1], pos[2], 0.0]),
+                ("inColor", color),
+                ("inSize", [size, 0.0, 0.0, 0.0]),
+            ]],
+            &vs_u,
+        );
+        let out = Simulator::new(&gs.bytes)
+            .unwrap()
+            .run(0, &gs_in, &gs_u)
+            .unwrap();
+        assert_eq!(out.vertices.len(), 4);
+        // Independently: the view-space centre, four corners offset by ±size/2, projected.
+        let p = mul(
+            &model_view,
+            [pos[0].into(), pos[1].into(), pos[2].into(), 1.0],
+        );
+        let corners: Vec<(V4, V4)> = [
+            (-0.5, -0.5, 0.0, 0.0),
+            (0.5, -0.5, 1.0, 0.0),
+            (-0.5, 0.5, 0.0, 1.0),
+            (0.5, 0.5, 1.0, 1.0),
+        ]
+        .iter()
+        .map(|&(dx, dy, u, v)| {
+            let s = f64::from(size);
+            let q = [p[0] + dx * s, p[1] + dy * s, p[2], p[3]];
+            (mul(&projection, q), [u, v, 0.0, 0.0])
+        })
+        .collect();
+        let c = color.map(f64::from);
+        let (rp, rc, ruv) = (
+            output_reg(&gs, "gl_Position"),
+            output_reg(&gs, "color"),
+            output_reg(&gs, "uv"),
+        );
+        let want: Vec<[Vec<(usize, V4, usize)>; 3]> = strip(&corners)
+            .into_iter()
+            .map(|t| t.map(|(pos, uv)| vec![(rp, pos, 4), (rc, c, 4), (ruv, uv, 2)]))
+            .collect();
+        check_triangles(&triangles(&out), &want);
+    }
+}
+
+#[test]
+fn lines_are_widened_into_two_triangles() {
+    let (vs, gs) = (pica("line.vert"), pica("line.geom"));
+    check_geometry_dvle(&gs, 4);
+    let mvp = translate_scale();
+    let vs_u = uniforms(&vs, &[("mvp", &columns(&mvp))]);
+    let half = 0.125f32;
+    let gs_u = uniforms(&gs, &[("width", &[half, 0.0, 0.0, 0.0])]);
+    let ends = [
+        ([0.0f32, 0.0, 0.5, 1.0], [1.0f32, 0.0, 0.0, 1.0]),
+        ([0.5, 0.25, -0.5, 2.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let gs_in = through_vertex_program(
+        &vs,
+        &ends
+            .iter()
+            .map(|(p, c)| vec![("inPosition", *p), ("inColor", *c)])
+            .collect::<Vec<_>>(),
+        &vs_u,
+    );
+    let out = Simulator::new(&gs.bytes)
+        .unwrap()
+        .run(0, &gs_in, &gs_u)
+        .unwrap();
+    let p: Vec<V4> = ends
+        .iter()
+        .map(|(q, _)| mul(&mvp, q.map(f64::from)))
+        .collect();
+    let (a, b) = (
+        [p[0][0] / p[0][3], p[0][1] / p[0][3]],
+        [p[1][0] / p[1][3], p[1][1] / p[1][3]],
+    );
+    let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let n = [
+        -(b[1] - a[1]) / len * f64::from(half),
+        (b[0] - a[0]) / len * f64::from(half),
+    ];
+    let mut corners = Vec::new();
+    for (k, q) in p.iter().enumerate() {
+        let c = ends[k].1.map(f64::from);
+        for s in [1.0, -1.0] {
+            corners.push((
+                [q[0] + s * n[0] * q[3], q[1] + s * n[1] * q[3], q[2], q[3]],
+                c,
+            ));
+        }
+    }
+    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
+    let want: Vec<[Vec<(usize, V4, usize)>; 3]> = strip(&corners)
+        .into_iter()
+        .map(|t| t.map(|(pos, c)| vec![(rp, pos, 4), (rc, c, 4)]))
+        .collect();
+    check_triangles(&triangles(&out), &want);
+}
+
+#[test]
+fn triangles_are_subdivided_onto_the_sphere() {
+    let (vs, gs) = (pica("subdivide.vert"), pica("subdivide.geom"));
+    check_geometry_dvle(&gs, 6);
+    let projection = translate_scale();
+    let gs_u = uniforms(&gs, &[("projection", &columns(&projection))]);
+    let corners = [
+        ([1.0f32, 0.0, 0.0, 1.0], [1.0f32, 0.0, 0.0, 1.0]),
+        ([0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        ([0.0, 0.0, -0.5, 1.0], [0.0, 0.0, 1.0, 0.5]),
+    ];
+    let gs_in = through_vertex_program(
+        &vs,
+        &corners
+            .iter()
+            .map(|(p, c)| vec![("inPosition", *p), ("inColor", *c)])
+            .collect::<Vec<_>>(),
+        &Uniforms::default(),
+    );
+    let out = Simulator::new(&gs.bytes)
+        .unwrap()
+        .run(0, &gs_in, &gs_u)
+        .unwrap();
+    let p: Vec<V4> = corners.iter().map(|c| c.0.map(f64::from)).collect();
+    let c: Vec<V4> = corners.iter().map(|c| c.1.map(f64::from)).collect();
+    let mid = |a: V4, b: V4| -> V4 { std::array::from_fn(|i| (a[i] + b[i]) * 0.5) };
+    let (m, mc): (Vec<V4>, Vec<V4>) = (0..3)
+        .map(|i| (mid(p[i], p[(i + 1) % 3]), mid(c[i], c[(i + 1) % 3])))
+        .unzip();
+    let on_sphere = |q: V4| {
+        let l = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
+        mul(&projection, [q[0] / l, q[1] / l, q[2] / l, 1.0])
+    };
+    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
+    let v = |q: V4, col: V4| vec![(rp, on_sphere(q), 4), (rc, col, 4)];
+    let want = vec![
+        [v(p[0], c[0]), v(m[0], mc[0]), v(m[2], mc[2])],
+        [v(m[0], mc[0]), v(p[1], c[1]), v(m[1], mc[1])],
+        [v(m[2], mc[2]), v(m[1], mc[1]), v(p[2], c[2])],
+        [v(m[0], mc[0]), v(m[1], mc[1]), v(m[2], mc[2])],
+    ];
+    check_triangles(&triangles(&out), &want);
+}
