@@ -156,6 +156,8 @@ pub struct Options {
     /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
     /// fragment shader's take.
     varyings: Option<Vec<(String, u32)>>,
+    /// PICA200 geometry program: the output registers of the vertex program it follows.
+    pub(crate) geometry_layout: Option<backend_pica::codegen::geometry::Layout>,
 }
 
 impl Options {
@@ -300,7 +302,6 @@ impl Lowered {
 }
 
 /// The stage of the entry point `options` choose in `source`.
-#[cfg(feature = "cli")]
 pub(crate) fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, Error> {
     lower(source, options).map(|l| l.stage)
 }
@@ -421,6 +422,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
         Target::Pica => {
             let pica = backend_pica::codegen::Options {
                 semantics: options.semantics.clone(),
+                geometry_layout: options.geometry_layout.clone(),
                 ..Default::default()
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;
@@ -472,6 +474,32 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 agal: Some(Box::new(program)),
             })
         }
+    }
+}
+
+/// What each output register a compiled PICA200 vertex program enables carries, in register
+/// order: the geometry program after it receives them so (see
+/// `backend_pica::codegen::geometry`).
+pub(crate) fn vertex_layout(vertex: &Compiled) -> backend_pica::codegen::geometry::Layout {
+    use backend_pica::codegen::geometry::{Carried, Layout};
+    let mut registers: Vec<(usize, Option<Carried>)> = Vec::new();
+    for o in &vertex.reflection.outputs {
+        let Ok(reg) = o.register.trim_start_matches('o').parse::<usize>() else {
+            continue;
+        };
+        if registers.iter().any(|(r, _)| *r == reg) {
+            continue;
+        }
+        let carried = match (o.builtin.as_deref(), o.location) {
+            (Some("Position"), _) => Some(Carried::Position),
+            (None, Some(l)) => Some(Carried::Location(l)),
+            _ => None,
+        };
+        registers.push((reg, carried));
+    }
+    registers.sort_by_key(|(r, _)| *r);
+    Layout {
+        registers: registers.into_iter().map(|(_, c)| c).collect(),
     }
 }
 

@@ -36,7 +36,11 @@ pub(crate) fn glsl(
         Stage::Geometry => {
             return Err(rejected(
                 "naga.glsl",
-                "naga's GLSL front end has no geometry stage".into(),
+                "GLSL geometry shaders are not read directly (naga's GLSL front end has no \
+                 geometry stage): compile the shader to SPIR-V with glslang \
+                 (`glslangValidator -V shader.geom -o shader.geom.spv`) or shaderc, and pass the \
+                 .spv"
+                    .into(),
                 name,
             ));
         }

@@ -21,7 +21,7 @@
 use std::collections::HashSet;
 
 use backend_pica::asm::{self, AsmError, SourceFile};
-use backend_pica::shbin::{self, ShaderType, UniformFile};
+use backend_pica::shbin::{self, Semantic, ShaderType, UniformFile};
 use mir::{Diagnostic, Diagnostics};
 
 use crate::compile::{Compiled, Options, Source, Target, compile};
@@ -116,6 +116,28 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
             taken.extend(procedures(text));
         }
     }
+    // A vertex program that a geometry program follows passes every output register whole:
+    // its outputs are `dummy`s (the geometry program's output table is what the rasteriser
+    // reads), so no component is dropped for want of a semantic.
+    let stages: Vec<Option<Stage>> = inputs
+        .iter()
+        .map(|input| match input {
+            Input::Shader(source) => crate::compile::stage_of(*source, options).ok(),
+            Input::Picasso { text, .. } => Some(if picasso_geometry(text) {
+                Stage::Geometry
+            } else {
+                Stage::Vertex
+            }),
+        })
+        .collect();
+    let feeds_geometry = |i: usize| {
+        stages[i] == Some(Stage::Vertex)
+            && stages[i + 1..]
+                .iter()
+                .flatten()
+                .find(|s| **s == Stage::Vertex || **s == Stage::Geometry)
+                == Some(&Stage::Geometry)
+    };
     let mut compiled: Vec<Option<Compiled>> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
     let mut warnings = String::new();
@@ -126,8 +148,18 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
                 compiled.push(None);
             }
             Input::Shader(source) => {
+                // A geometry program receives the output registers of the vertex program
+                // compiled last before it.
                 let mut o = options.clone();
-                o.stage.get_or_insert(Stage::Vertex);
+                o.geometry_layout = compiled
+                    .iter()
+                    .rev()
+                    .flatten()
+                    .find(|c| c.stage == Stage::Vertex)
+                    .map(crate::compile::vertex_layout);
+                if feeds_geometry(i) {
+                    o.semantics = (0..16).map(|l| (l, Semantic::Dummy)).collect();
+                }
                 let c = compile(*source, &o)?;
                 warnings += c.rendered_warnings();
                 let text = rename_procedures(&c.listing, i, &mut taken);
@@ -188,6 +220,16 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
 
 /// An assembly error as the library's error: picasso's first line (with the column), the
 /// line underlined, the rule.
+/// Whether picasso source `text` is a geometry shader (`.gsh`, or `setemit` in a legacy one).
+fn picasso_geometry(text: &str) -> bool {
+    text.lines().any(|l| {
+        matches!(
+            words(l).first().map(|w| w.to_ascii_lowercase()).as_deref(),
+            Some(".gsh" | "setemit")
+        )
+    })
+}
+
 fn asm_error(e: AsmError) -> Error {
     let mut d = Diagnostic::error(e.rule(), e.message.clone());
     if e.line != 0 {

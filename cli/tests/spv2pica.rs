@@ -225,3 +225,67 @@ fn dropped_output_components_are_a_warning_on_stderr() {
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_vertex_and_a_geometry_shader_link_into_one_shbin_with_both_reflections() {
+    let dir = scratch("geometry");
+    copy_in(&dir, "geometry/sprite.vert.spv", "sprite.vert.spv");
+    copy_in(&dir, "geometry/sprite.geom.spv", "sprite.geom.spv");
+    let out = Command::new(PICA)
+        .current_dir(&dir)
+        .args([
+            "-o",
+            "sprite.shbin",
+            "--reflect",
+            "sprite.json",
+            "sprite.vert.spv",
+            "sprite.geom.spv",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The library's link makes the same bytes.
+    let (v, g) = (
+        std::fs::read(dir.join("sprite.vert.spv")).unwrap(),
+        std::fs::read(dir.join("sprite.geom.spv")).unwrap(),
+    );
+    let inputs = [
+        spv2retro::picasso::Input::Shader(spv2retro::Source::spirv(&v).named("sprite.vert.spv")),
+        spv2retro::picasso::Input::Shader(spv2retro::Source::spirv(&g).named("sprite.geom.spv")),
+    ];
+    let linked = spv2retro::picasso::link(&inputs, &spv2retro::Options::pica(), true).unwrap();
+    let bytes = std::fs::read(dir.join("sprite.shbin")).unwrap();
+    assert_eq!(bytes, linked.bytes);
+    let binary = backend_pica::shbin::read(&bytes).expect("a .shbin libctru can parse");
+    assert_eq!(binary.dvles.len(), 2);
+    assert_eq!(
+        binary.dvles[1].shader_type,
+        backend_pica::shbin::ShaderType::Geometry
+    );
+    // One reflection per DVLE; the geometry one says what shaderProgramSetGsh takes.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sprite.json")).unwrap()).unwrap();
+    assert_eq!(json[0]["stage"], "vertex");
+    assert_eq!(json[1]["stage"], "geometry");
+    assert_eq!(json[1]["geometry"]["stride"], 3);
+    assert_eq!(json[1]["geometry"]["mode"], "point");
+    // A GLSL geometry shader names what to do.
+    std::fs::write(
+        dir.join("sprite.geom"),
+        "#version 450\nlayout(points) in;\n",
+    )
+    .unwrap();
+    let out = Command::new(PICA)
+        .current_dir(&dir)
+        .args(["sprite.geom"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("glslangValidator -V"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("sprite.shbin.tmp").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

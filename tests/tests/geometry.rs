@@ -330,3 +330,180 @@ fn triangles_are_subdivided_onto_the_sphere() {
     ];
     check_triangles(&triangles(&out), &want);
 }
+
+/// devkitPro's geoshader example: the hand-written `.shbin` picasso made and the GLSL
+/// rewrite, fed the same triangle, draw the same triangles. The sizes go side by side.
+#[test]
+fn the_geoshader_example_rewritten_in_glsl_draws_what_the_hand_written_one_draws() {
+    let set =
+        fixtures("thirdparty/picasso/devkitPro+3ds-examples/graphics-gpu-geoshader-source-program");
+    let hand = std::fs::read(set.join("picasso.shbin")).unwrap();
+    let (vs, gs) = (pica("geoshader.vert"), pica("geoshader.geom"));
+    // Rows of a projection in c0-c3 for both (the rewrite declares it row_major).
+    let rows = [
+        [2.0f32, 0.0, 0.0, 0.5],
+        [0.0, 3.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [0.0, 0.0, -1.0, 0.0],
+    ];
+    let mut u = Uniforms::default();
+    u.float[..4].copy_from_slice(&rows);
+    assert_eq!(gs.reflection.uniforms[0].register, "c0");
+    let positions = [
+        [200.0f32, 200.0, 0.5],
+        [100.0, 40.0, 0.5],
+        [300.0, 40.0, 0.5],
+    ];
+    let colours = [
+        [1.0f32, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 0.5],
+    ];
+    let vertices: Vec<Vec<(&str, [f32; 4])>> = (0..3)
+        .map(|k| {
+            let p = positions[k];
+            vec![
+                ("inPosition", [p[0], p[1], p[2], 0.0]),
+                ("inColor", colours[k]),
+            ]
+        })
+        .collect();
+    let ours_in = through_vertex_program(&vs, &vertices, &Uniforms::default());
+    let ours = Simulator::new(&gs.bytes)
+        .unwrap()
+        .run(0, &ours_in, &u)
+        .unwrap();
+    // The hand-written pair: inputs v0 (position) and v1 (colour), stride 6.
+    let hand_sim = Simulator::new(&hand).unwrap();
+    let mut hand_in = [[0.0f32; 4]; 16];
+    for k in 0..3 {
+        let mut v = [[0.0f32; 4]; 16];
+        let p = positions[k];
+        v[0] = [p[0], p[1], p[2], 0.0];
+        v[1] = colours[k];
+        let out = hand_sim.run(0, &v, &Uniforms::default()).unwrap();
+        hand_in[2 * k] = out.outputs[0];
+        hand_in[2 * k + 1] = out.outputs[1];
+    }
+    let theirs = hand_sim.run(1, &hand_in, &u).unwrap();
+    let (a, b) = (triangles(&ours), triangles(&theirs));
+    assert_eq!(a.len(), 3);
+    assert_eq!(b.len(), 3);
+    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
+    for (t, (x, y)) in a.iter().zip(&b).enumerate() {
+        for k in 0..3 {
+            assert_eq!(x[k][rp], y[k][0], "triangle {t} vertex {k} position");
+            assert_eq!(x[k][rc], y[k][1], "triangle {t} vertex {k} colour");
+        }
+    }
+    // Side by side (the README's table): words and executed instructions.
+    // The geometry program's code: everything after the vertex program's (main and the two
+    // procedures it calls).
+    let hand_binary = shbin::read(&hand).unwrap();
+    let hand_words = hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end;
+    println!(
+        "geoshader.g.pica: hand-written {hand_words} words / {} executed; compiled {} words / {} executed",
+        theirs.steps, gs.reflection.stats.instructions, ours.steps
+    );
+}
+
+/// A vertex and a geometry program linked into one `.shbin`, from the library and the command
+/// line alike: the geometry program reads the vertex program's registers where the link put
+/// them, whatever locations the vertex program writes.
+#[test]
+fn a_vertex_and_a_geometry_program_link_into_one_shbin() {
+    use spv2retro::picasso::{Input, link};
+    let (vs_bytes, gs_bytes) = (spv("sprite.vert"), spv("sprite.geom"));
+    let inputs = [
+        Input::Shader(Source::spirv(&vs_bytes).named("sprite.vert.spv")),
+        Input::Shader(Source::spirv(&gs_bytes).named("sprite.geom.spv")),
+    ];
+    let linked = link(&inputs, &Options::pica(), true).unwrap();
+    assert_eq!(linked.shaders.len(), 2);
+    let binary = shbin::read(&linked.bytes).expect("a .shbin libctru can parse");
+    assert_eq!(binary.dvles[0].shader_type, ShaderType::Vertex);
+    assert_eq!(binary.dvles[1].shader_type, ShaderType::Geometry);
+    let vs = linked.shaders[0].compiled.as_ref().unwrap();
+    let gs = linked.shaders[1].compiled.as_ref().unwrap();
+    // The vertex program feeds a geometry program: its outputs pass whole (dummy).
+    assert!(vs.warnings.0.is_empty(), "{:?}", vs.warnings);
+    assert!(
+        vs.reflection
+            .outputs
+            .iter()
+            .skip(1)
+            .all(|o| o.semantic.as_deref() == Some("dummy"))
+    );
+    // Run both DVLEs of the linked file.
+    let sim = Simulator::new(&linked.bytes).unwrap();
+    let model_view = rotate_translate();
+    let projection = translate_scale();
+    let vs_u = uniforms(vs, &[("modelView", &columns(&model_view))]);
+    let gs_u = uniforms(gs, &[("projection", &columns(&projection))]);
+    let mut v = [[0.0f32; 4]; 16];
+    for (name, value) in [
+        ("inPosition", [1.0f32, 2.0, 3.0, 0.0]),
+        ("inColor", [0.25, 0.5, 0.75, 1.0]),
+        ("inSize", [4.0, 0.0, 0.0, 0.0]),
+    ] {
+        let input = vs
+            .reflection
+            .inputs
+            .iter()
+            .find(|i| i.name == name)
+            .unwrap();
+        v[register_number(&input.register)] = value;
+    }
+    let out = sim.run(0, &v, &vs_u).unwrap();
+    let enabled: Vec<usize> = (0..16)
+        .filter(|r| binary.dvles[0].output_mask & (1 << r) != 0)
+        .collect();
+    let stride = gs.reflection.geometry.as_ref().unwrap().stride as usize;
+    assert_eq!(stride, enabled.len());
+    let mut gs_in = [[0.0f32; 4]; 16];
+    for (j, &r) in enabled.iter().enumerate() {
+        gs_in[j] = out.outputs[r];
+    }
+    let out = sim.run(1, &gs_in, &gs_u).unwrap();
+    let tris = triangles(&out);
+    assert_eq!(tris.len(), 2);
+    // The first corner: (-0.5, -0.5) · size 4 from the view-space centre.
+    let p = mul(&model_view, [1.0, 2.0, 3.0, 1.0]);
+    let want = mul(&projection, [p[0] - 2.0, p[1] - 2.0, p[2], p[3]]);
+    assert!(
+        close(tris[0][0][output_reg(gs, "gl_Position")], want, 4),
+        "{:?} vs {want:?}",
+        tris[0][0][0]
+    );
+    assert!(close(
+        tris[0][0][output_reg(gs, "color")],
+        [0.25, 0.5, 0.75, 1.0],
+        4
+    ));
+}
+
+#[test]
+fn what_the_pica200_cannot_draw_is_refused_by_rule() {
+    for (name, rule, words) in [
+        ("points_out.geom", "pica.geometry", "draws only triangles"),
+        (
+            "uneven.geom",
+            "pica.geometry",
+            "different numbers of vertices",
+        ),
+    ] {
+        let e = compile(Source::spirv(&spv(name)).named(name), &Options::pica()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains(rule) && text.contains(words),
+            "{name}: {text}"
+        );
+    }
+    // Seven varyings over a triangle: 3 × 8 registers, more than point mode's sixteen.
+    let e = compile(Source::spirv(&spv("wide.geom")), &Options::pica()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("pica.limit") && text.contains("24 in all"),
+        "{text}"
+    );
+}

@@ -97,6 +97,7 @@ fn source<'a>(
         Some("spv") => Source::spirv_binary(bytes),
         Some("vert") => Source::glsl(text()?, Stage::Vertex),
         Some("frag") => Source::glsl(text()?, Stage::Fragment),
+        Some("geom") => Source::glsl(text()?, Stage::Geometry),
         Some("glsl") => Source::glsl(text()?, stage.unwrap_or(Stage::Vertex)),
         Some("wgsl") => Source::wgsl(text()?),
         _ => Source::spirv(bytes),
@@ -254,12 +255,12 @@ pub fn link_pica(
         .iter()
         .filter_map(|s| s.compiled.as_ref())
         .collect();
-    if common.reflect.is_some() && compiled.len() != 1 {
-        return Err(Failure::Rejected(format!(
-            "spv2pica: --reflect writes one compiled shader's reflection, and this link has \
-             {}; picasso sources are described by their declarations (and by -h)\n",
-            compiled.len()
-        )));
+    if common.reflect.is_some() && compiled.is_empty() {
+        return Err(Failure::Rejected(
+            "spv2pica: --reflect describes compiled shaders, and this link has none; picasso \
+             sources are described by their declarations (and by -h)\n"
+                .into(),
+        ));
     }
     if common.check {
         return Ok(());
@@ -278,8 +279,20 @@ pub fn link_pica(
         None => default_output(first, extension),
     };
     let shown = display_name(first);
-    if let (Some(path), Some(c)) = (&common.reflect, compiled.first()) {
-        write_file(path, &shown, c.reflection.to_json().as_bytes())?;
+    if let Some(path) = &common.reflect {
+        // One compiled shader: its reflection; several: an array, in DVLE order.
+        let json = match compiled.as_slice() {
+            [one] => one.reflection.to_json(),
+            several => format!(
+                "[\n{}\n]",
+                several
+                    .iter()
+                    .map(|c| c.reflection.to_json())
+                    .collect::<Vec<_>>()
+                    .join(",\n")
+            ),
+        };
+        write_file(path, &shown, json.as_bytes())?;
     }
     if let Some(h) = header {
         write_file(h, &shown, linked.header.as_bytes())?;
