@@ -930,6 +930,23 @@ fn linked_items(s: &mut String, l: &Linked) {
             g.input
         );
         uniform_items(s, &rows(&[g]), "        ");
+        // A compiled geometry shader: what `shaderProgramSetGsh` takes.
+        if let Some(geo) = g
+            .compiled
+            .as_ref()
+            .and_then(|c| c.reflection.geometry.as_ref())
+        {
+            let _ = writeln!(
+                s,
+                "        /// The input stride to pass to `shaderProgramSetGsh` (citro3d-rs: \
+                 `Program::set_geometry_shader`): {} registers for each of the {} vertices \
+                 of a primitive ({}).\n        pub const STRIDE: u8 = {};",
+                geo.vertex_outputs.len(),
+                geo.vertices_in,
+                geo.input_primitive,
+                geo.stride
+            );
+        }
         *s += "    }\n";
     }
 }

@@ -333,3 +333,26 @@ fn the_build_helper_takes_classic_glsl_with_its_names() {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
 }
+
+#[test]
+fn the_build_helper_links_a_vertex_and_a_geometry_shader_with_the_stride() {
+    let out = scratch("build-geometry");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/geometry");
+    let outputs = Shaders::new()
+        .linked(
+            "sprite",
+            [dir.join("sprite.vert.spv"), dir.join("sprite.geom.spv")],
+            Options::pica(),
+        )
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub mod geometry {"), "{module}");
+    assert!(module.contains("pub const STRIDE: u8 = 3;"), "{module}");
+    assert!(module.contains("pub const PROJECTION: Uniform"), "{module}");
+    assert!(module.contains("pub const MODEL_VIEW: Uniform"), "{module}");
+    let bytes = std::fs::read(out.join("sprite.shbin")).unwrap();
+    let binary = backend_pica::shbin::read(&bytes).unwrap();
+    assert_eq!(binary.dvles.len(), 2);
+}

@@ -103,6 +103,16 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     let mut inputs: HashMap<usize, u8> = HashMap::default();
     let mut input_mask = 0u16;
     if let Some(layout) = &layout {
+        // picasso keeps b15 of a geometry program for the geometry unit.
+        if let Some(u) = m.uniforms.iter().find(|u| u.is_bool && u.register >= 15) {
+            return Err(diagnostics(vec![Diagnostic::error(
+                "pica.limit",
+                format!(
+                    "the bool uniform `{}` needs b{}; a geometry program has b0 to b14",
+                    u.name, u.register
+                ),
+            )]));
+        }
         inputs = geometry::input_registers(&m, layout).map_err(diagnostics)?;
         input_mask = inputs.values().fold(0, |mask, &r| mask | 1 << r);
     }
