@@ -14,6 +14,9 @@ use tests::fixtures;
 
 type V4 = [f64; 4];
 
+/// What a vertex of a triangle should have: (output register, values, lanes compared).
+type Expected = Vec<(usize, V4, usize)>;
+
 fn spv(name: &str) -> Vec<u8> {
     std::fs::read(fixtures("geometry").join(format!("{name}.spv"))).unwrap()
 }
@@ -115,7 +118,7 @@ fn close(got: [f32; 4], want: V4, lanes: usize) -> bool {
 
 /// Whether `got` is `want` (per vertex: register and expected values), allowing a rotation
 /// (the same winding).
-fn same_triangle(got: &Triangle, want: &[Vec<(usize, V4, usize)>; 3]) -> bool {
+fn same_triangle(got: &Triangle, want: &[Expected; 3]) -> bool {
     (0..3).any(|rot| {
         (0..3).all(|k| {
             want[k]
@@ -125,7 +128,7 @@ fn same_triangle(got: &Triangle, want: &[Vec<(usize, V4, usize)>; 3]) -> bool {
     })
 }
 
-fn check_triangles(got: &[Triangle], want: &[[Vec<(usize, V4, usize)>; 3]]) {
+fn check_triangles(got: &[Triangle], want: &[[Expected; 3]]) {
     assert_eq!(got.len(), want.len(), "triangles drawn");
     for (t, (g, w)) in got.iter().zip(want).enumerate() {
         assert!(
@@ -224,7 +227,7 @@ fn point_sprites_make_a_quad_per_point() {
             output_reg(&gs, "color"),
             output_reg(&gs, "uv"),
         );
-        let want: Vec<[Vec<(usize, V4, usize)>; 3]> = strip(&corners)
+        let want: Vec<[Expected; 3]> = strip(&corners)
             .into_iter()
             .map(|t| t.map(|(pos, uv)| vec![(rp, pos, 4), (rc, c, 4), (ruv, uv, 2)]))
             .collect();
@@ -280,7 +283,7 @@ fn lines_are_widened_into_two_triangles() {
         }
     }
     let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
-    let want: Vec<[Vec<(usize, V4, usize)>; 3]> = strip(&corners)
+    let want: Vec<[Expected; 3]> = strip(&corners)
         .into_iter()
         .map(|t| t.map(|(pos, c)| vec![(rp, pos, 4), (rc, c, 4)]))
         .collect();

@@ -87,6 +87,7 @@ impl Runner for Pica {
         let options = Options {
             semantics,
             packing: self.0,
+            ..Options::default()
         };
         let program = compile(module, &options).map_err(|e| e.render("", None))?;
         let sim = Simulator::new(&program.bytes).map_err(|e| e.to_string())?;

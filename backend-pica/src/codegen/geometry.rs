@@ -118,22 +118,22 @@ pub fn input_registers(m: &Module, layout: &Layout) -> Result<HashMap<usize, u8>
 }
 
 /// Why a geometry module cannot run on the PICA200 at all, if it cannot.
-pub fn check(m: &Module) -> Result<(), Diagnostic> {
+pub fn check(m: &Module) -> Result<(), Box<Diagnostic>> {
     let Some(g) = m.geometry else {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             RULE,
             "the geometry program declares no primitives",
-        ));
+        )));
     };
     if g.output != OutputPrimitive::TriangleStrip {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             RULE,
             format!(
                 "the geometry program emits {}; the PICA200 draws only triangles: declare \
                  layout(triangle_strip, max_vertices = N) out and emit quads for points or lines",
                 g.output.name()
             ),
-        ));
+        )));
     }
     Ok(())
 }

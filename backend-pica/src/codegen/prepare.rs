@@ -37,7 +37,7 @@ pub fn passes() -> Options {
 /// Runs the pipeline on a vertex module; errors for what this machine cannot run.
 pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
     if module.stage == Stage::Geometry {
-        super::geometry::check(module).map_err(|d| Diagnostics(vec![d]))?;
+        super::geometry::check(module).map_err(|d| Diagnostics(vec![*d]))?;
     } else if module.stage != Stage::Vertex {
         return Err(Diagnostics(vec![Diagnostic::error(
             "pica.stage",
