@@ -102,6 +102,11 @@ impl<T> Arena<T> {
             .map(|(i, t)| (Handle::new(i), t))
     }
 
+    /// Every element, mutably, in order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.items.iter_mut()
+    }
+
     /// Every handle.
     pub fn handles(&self) -> impl Iterator<Item = Handle<T>> + use<T> {
         (0..self.items.len()).map(Handle::new)

@@ -502,11 +502,66 @@ fn what_the_pica200_cannot_draw_is_refused_by_rule() {
             "{name}: {text}"
         );
     }
-    // Seven varyings over a triangle: 3 × 8 registers, more than point mode's sixteen.
-    let e = compile(Source::spirv(&spv("wide.geom")), &Options::pica()).unwrap_err();
-    let text = e.to_string();
+    // Linked after a vertex program that does not write what it reads.
+    let (v, g) = (spv("line.vert"), spv("wide.geom"));
+    let inputs = [
+        spv2retro::picasso::Input::Shader(Source::spirv(&v).named("line.vert.spv")),
+        spv2retro::picasso::Input::Shader(Source::spirv(&g).named("wide.geom.spv")),
+    ];
+    let text = spv2retro::picasso::link(&inputs, &Options::pica(), true)
+        .unwrap_err()
+        .to_string();
     assert!(
-        text.contains("pica.limit") && text.contains("24 in all"),
+        text.contains("reads `a1` (location 1), which the vertex program before it does not write"),
         "{text}"
     );
+    // Fifteen varyings over a triangle with its neighbours: 6 × 16 registers, which with
+    // the uniform after them exceed the 96 float registers even in fixed mode.
+    let e = compile(Source::spirv(&spv("too_wide.geom")), &Options::pica()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("pica.limit") && text.contains("96 in all"),
+        "{text}"
+    );
+}
+
+/// More registers than point mode's sixteen (3 vertices of 8): fixed mode, the vertices in
+/// `c0`-`c23` (where the geometry unit writes them), the program's uniform after them.
+#[test]
+fn a_primitive_of_more_than_sixteen_registers_arrives_in_fixed_mode() {
+    let gs = pica("wide.geom");
+    let g = gs.reflection.geometry.as_ref().unwrap();
+    assert_eq!((g.mode.as_str(), g.stride), ("fixed", 8));
+    let binary = shbin::read(&gs.bytes).unwrap();
+    let params = binary.dvles[0].geometry;
+    assert_eq!(
+        (params.mode, params.fixed_start, params.fixed_num),
+        (2, 0, 3)
+    );
+    assert_eq!(gs.reflection.uniforms[0].register, "c24");
+    let mut u = uniforms(&gs, &[("scale", &[0.5, 0.0, 0.0, 0.0])]);
+    let value = |i: usize, k: usize| [i as f32 + 0.25 * k as f32, k as f32, 1.0 - i as f32, 2.0];
+    for i in 0..3 {
+        for k in 0..8 {
+            u.float[i * 8 + k] = value(i, k);
+        }
+    }
+    let out = Simulator::new(&gs.bytes)
+        .unwrap()
+        .run(0, &[[0.0; 4]; 16], &u)
+        .unwrap();
+    let tris = triangles(&out);
+    assert_eq!(tris.len(), 1);
+    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "c"));
+    for i in 0..3 {
+        let want_pos = value(i, 0).map(f64::from);
+        let want_c: V4 =
+            std::array::from_fn(|l| 0.5 * (1..8).map(|k| f64::from(value(i, k)[l])).sum::<f64>());
+        assert!(close(tris[0][i][rp], want_pos, 4), "vertex {i}");
+        assert!(
+            close(tris[0][i][rc], want_c, 4),
+            "vertex {i}: {:?} vs {want_c:?}",
+            tris[0][i][rc]
+        );
+    }
 }

@@ -67,21 +67,52 @@ impl Layout {
     }
 }
 
-/// Each input's register (by the input's index), or errors naming what does not fit.
-pub fn input_registers(m: &Module, layout: &Layout) -> Result<HashMap<usize, u8>, Vec<Diagnostic>> {
+/// How the geometry unit hands a program its input vertices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Point mode: all vertices' registers in `v0…` (at most 16).
+    Point,
+    /// Fixed mode: vertex `i`'s `k`-th register in `c(i·R + k)` from `c0`, the program's own
+    /// uniforms after the array (`.gsh fixed cF c0 N`).
+    Fixed,
+}
+
+/// Where the inputs are: the mode, and each input's register (by the input's index).
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// The mode.
+    pub mode: Mode,
+    /// `vN` (point mode) or `cN` (fixed mode) of each input.
+    pub registers: HashMap<usize, u8>,
+    /// Fixed mode: the first register after the vertex array, where the uniforms start.
+    pub uniform_base: u32,
+}
+
+/// Each input's register, in point mode when the primitive's registers fit `v0`–`v15`, else in
+/// fixed mode; errors name what does not fit.
+pub fn place_inputs(m: &Module, layout: &Layout) -> Result<Placed, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let vertices = m.geometry.map_or(1, |g| g.input.vertices());
     let per = layout.per_vertex();
     let total = per * vertices;
-    if total > u32::from(limits::INPUT_REGISTERS) {
+    let mode = if total <= u32::from(limits::INPUT_REGISTERS) {
+        Mode::Point
+    } else {
+        Mode::Fixed
+    };
+    // Fixed mode: the array, the uniforms after it and the literals below c95 share c0-c95.
+    if mode == Mode::Fixed
+        && total + m.first_free_float_register() > u32::from(limits::FLOAT_UNIFORMS)
+    {
         errors.push(
             Diagnostic::error(
                 "pica.limit",
                 format!(
                     "the geometry program reads {vertices} vertices of {per} registers each, \
-                     {total} in all; the geometry unit's point mode passes at most {} (v0 to \
-                     v15)",
-                    limits::INPUT_REGISTERS
+                     {total} in all: more than point mode's 16 (v0 to v15), and in fixed mode \
+                     they and the {} uniform registers exceed the PICA200's {} float registers",
+                    m.first_free_float_register(),
+                    limits::FLOAT_UNIFORMS
                 ),
             )
             .with_note(
@@ -90,7 +121,7 @@ pub fn input_registers(m: &Module, layout: &Layout) -> Result<HashMap<usize, u8>
         );
         return Err(errors);
     }
-    let mut out = HashMap::default();
+    let mut registers = HashMap::default();
     for (h, input) in m.inputs.iter() {
         let key = match input.builtin {
             Some(BuiltIn::Position) => Carried::Position,
@@ -98,22 +129,53 @@ pub fn input_registers(m: &Module, layout: &Layout) -> Result<HashMap<usize, u8>
             None => Carried::Location(input.location),
         };
         let Some(slot) = layout.registers.iter().position(|r| *r == Some(key)) else {
-            errors.push(Diagnostic::error(
-                RULE,
-                format!(
-                    "the geometry program reads `{}`, which the vertex program does not write",
-                    input.name
-                ),
-            ));
+            // Once per variable, not per vertex.
+            let name = input.name.split('[').next().unwrap_or(&input.name);
+            let message = format!(
+                "the geometry program reads `{name}` (location {}), which the vertex program \
+                 before it does not write; it writes {}",
+                input.location,
+                layout
+                    .registers
+                    .iter()
+                    .flatten()
+                    .map(|c| match c {
+                        Carried::Position => "gl_Position".to_string(),
+                        Carried::Location(l) => format!("location {l}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !errors.iter().any(|e: &Diagnostic| e.message == message) {
+                errors.push(Diagnostic::error(RULE, message));
+            }
             continue;
         };
         let vertex = input.vertex.unwrap_or(0);
-        out.insert(h.index(), (vertex * per + slot as u32) as u8);
+        registers.insert(h.index(), (vertex * per + slot as u32) as u8);
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Placed {
+        mode,
+        registers,
+        uniform_base: if mode == Mode::Fixed { total } else { 0 },
+    })
+}
+
+/// Moves the float uniforms of `m` up by `base` registers (fixed mode's array comes first).
+pub fn shift_uniforms(m: &mut Module, base: u32) {
+    if base == 0 {
+        return;
+    }
+    for u in m.uniforms.iter_mut().filter(|u| !u.is_bool) {
+        u.register += base;
+    }
+    for inst in m.function.insts.iter_mut() {
+        if let Op::LoadUniform { register } = &mut inst.op {
+            *register += base;
+        }
     }
 }
 

@@ -35,6 +35,7 @@ use crate::float24::F24;
 use crate::inst::Inst;
 use crate::limits;
 use crate::shbin::{self, Constant, Semantic, ShaderBinary, UniformFile};
+use vinst::VSrc;
 
 /// What a user can choose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,6 +103,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     let mut errors = Vec::new();
     let mut inputs: HashMap<usize, u8> = HashMap::default();
     let mut input_mask = 0u16;
+    let mut placed: Option<geometry::Placed> = None;
     if let Some(layout) = &layout {
         // picasso keeps b15 of a geometry program for the geometry unit.
         if let Some(u) = m.uniforms.iter().find(|u| u.is_bool && u.register >= 15) {
@@ -113,8 +115,13 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                 ),
             )]));
         }
-        inputs = geometry::input_registers(&m, layout).map_err(diagnostics)?;
-        input_mask = inputs.values().fold(0, |mask, &r| mask | 1 << r);
+        let p = geometry::place_inputs(&m, layout).map_err(diagnostics)?;
+        if p.mode == geometry::Mode::Point {
+            input_mask = p.registers.values().fold(0, |mask, &r| mask | 1 << r);
+        }
+        geometry::shift_uniforms(&mut m, p.uniform_base);
+        inputs = p.registers.clone();
+        placed = Some(p);
     }
     for (h, input) in m.inputs.iter().filter(|_| layout.is_none()) {
         if input.location >= u32::from(limits::INPUT_REGISTERS) {
@@ -155,6 +162,22 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     } else {
         limits::MAX_VERTEX_CODE_WORDS
     };
+    let fixed = placed
+        .as_ref()
+        .is_some_and(|p| p.mode == geometry::Mode::Fixed);
+    let sources: HashMap<usize, VSrc> = inputs
+        .iter()
+        .map(|(&k, &r)| {
+            (
+                k,
+                if fixed {
+                    VSrc::Const(r)
+                } else {
+                    VSrc::Input(r)
+                },
+            )
+        })
+        .collect();
     let fitted = retry::allocate(&mut m, &policy, |m, pack| {
         let mut pool = pool::Pool::default();
         let emits = if m.stage == mir::Stage::Geometry {
@@ -163,7 +186,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
             HashMap::default()
         };
         let selected =
-            select::select(m, &inputs, &emits, slots, &mut pool, pack).map_err(diagnostics)?;
+            select::select(m, &sources, &emits, slots, &mut pool, pack).map_err(diagnostics)?;
         // Every selected instruction is one word: past the limit already, no allocation (the
         // slowest step on a program that large) can help.
         let words = (0..selected.code.len())
@@ -281,7 +304,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         })
         .collect();
     // picasso lists `.in` names in the same table (registers 0x00-0x0F).
-    for (h, input) in m.inputs.iter() {
+    for (h, input) in m.inputs.iter().filter(|_| !fixed) {
         if let Some(&reg) = inputs.get(&h.index()) {
             let index = UniformFile::Input.index(reg);
             if !uniforms.iter().any(|u| u.start == index) {
@@ -295,6 +318,15 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     }
     uniforms.sort_by_key(|u| u.start);
     let output_mask = assigned.table.iter().fold(0u16, |m, o| m | 1 << o.reg);
+    let geometry_params = match &placed {
+        Some(p) if p.mode == geometry::Mode::Fixed => shbin::GeometryParams {
+            mode: 2,
+            fixed_start: 0,
+            fixed_num: m.geometry.map_or(1, |g| g.input.vertices()) as u8,
+            variable_num: 0,
+        },
+        _ => shbin::GeometryParams::default(),
+    };
     let dvle = shbin::Dvle {
         shader_type: if layout.is_some() {
             shbin::ShaderType::Geometry
@@ -305,6 +337,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         entry_end: emitted.code.len() as u32,
         input_mask,
         output_mask,
+        geometry: geometry_params,
         constants,
         outputs: assigned.table.clone(),
         uniforms,
@@ -315,10 +348,17 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         descriptors: encoded.descriptors,
         dvles: vec![dvle],
     };
-    let mut reflection = reflect(&m, &binary, &assigned.owners, emitted.temporaries, &inputs);
+    let mut reflection = reflect(
+        &m,
+        &binary,
+        &assigned.owners,
+        emitted.temporaries,
+        &inputs,
+        if fixed { 'c' } else { 'v' },
+    );
     if let (Some(layout), Some(g)) = (&layout, m.geometry) {
         reflection.geometry = Some(machine::reflect::GeometryInfo {
-            mode: "point".into(),
+            mode: if fixed { "fixed" } else { "point" }.into(),
             input_primitive: g.input.name().into(),
             vertices_in: g.input.vertices(),
             output_primitive: g.output.name().into(),
@@ -332,7 +372,12 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                     None => "unused".into(),
                 })
                 .collect(),
-            stride: layout.per_vertex() * g.input.vertices(),
+            // Point mode: every register of a primitive; fixed mode: of a vertex.
+            stride: if fixed {
+                layout.per_vertex()
+            } else {
+                layout.per_vertex() * g.input.vertices()
+            },
         });
     }
     // The limits were checked above; a table the container still cannot hold is a bug.
@@ -367,6 +412,7 @@ fn reflect(
     owners: &[usize],
     temporaries: usize,
     input_registers: &HashMap<usize, u8>,
+    input_file: char,
 ) -> machine::reflect::Reflection {
     use machine::reflect::*;
     let dvle = binary.dvles.first();
@@ -407,7 +453,7 @@ fn reflect(
     Reflection {
         inputs: inputs(m, |k, i| {
             format!(
-                "v{}",
+                "{input_file}{}",
                 input_registers.get(&k).copied().unwrap_or(i.location as u8)
             )
         }),

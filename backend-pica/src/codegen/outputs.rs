@@ -124,7 +124,13 @@ pub fn assign(
             }
             (None, None) => continue,
         };
-        if next >= limits::SEMANTIC_OUTPUT_REGISTERS {
+        // A `dummy` (an output a geometry program reads) may use o7-o15 too.
+        let limit = if semantic == Semantic::Dummy {
+            limits::OUTPUT_REGISTERS
+        } else {
+            limits::SEMANTIC_OUTPUT_REGISTERS
+        };
+        if next >= limit {
             errors.push(Diagnostic::error(
                 "pica.limit",
                 format!(

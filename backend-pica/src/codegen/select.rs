@@ -65,7 +65,7 @@ pub struct Selected {
 /// Selects instructions for `module` (optimised with the PICA200 options).
 pub fn select(
     module: &Module,
-    inputs: &HashMap<usize, u8>,
+    inputs: &HashMap<usize, VSrc>,
     emits: &HashMap<mir::InstId, VInst>,
     outputs: &[Option<OutputSlot>],
     pool: &mut Pool,
@@ -115,8 +115,9 @@ struct Selector<'a> {
     code: VCode<VInst>,
     vregs: Values,
     pool: &'a mut Pool,
-    /// Each input's register, by the input's index.
-    inputs: &'a HashMap<usize, u8>,
+    /// Each input's register (`vN`, or `cN` for a fixed-mode geometry program), by the
+    /// input's index.
+    inputs: &'a HashMap<usize, VSrc>,
     /// The SETEMIT of each `EmitVertex` (geometry programs).
     emits: &'a HashMap<mir::InstId, VInst>,
     /// Where each output of the module goes.
@@ -478,7 +479,10 @@ impl Selector<'_> {
                 match inst.op {
                     Op::LoadInput(id) => {
                         let loc = self.m.inputs[id].location;
-                        VSrc::Input(self.inputs.get(&id.index()).copied().unwrap_or(loc as u8))
+                        self.inputs
+                            .get(&id.index())
+                            .copied()
+                            .unwrap_or(VSrc::Input(loc as u8))
                     }
                     Op::LoadUniform { register } if inst.args.is_empty() => {
                         VSrc::Const(register as u8)
