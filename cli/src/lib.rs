@@ -57,6 +57,8 @@ mod error;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]
 mod naga_input;
 pub mod picasso;
+#[cfg(feature = "playground")]
+pub mod serve;
 
 #[cfg(feature = "cli")]
 #[doc(hidden)]

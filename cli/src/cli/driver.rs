@@ -81,7 +81,7 @@ impl From<crate::Error> for Failure {
 /// text), else by content.
 /// GLSL files take their stage from the extension (`.vert`, `.frag`), else from
 /// `--vertex`/`--fragment`, else vertex.
-fn source<'a>(
+pub(crate) fn source<'a>(
     path: &Path,
     bytes: &'a [u8],
     display: &'a str,
@@ -514,7 +514,7 @@ fn write_path(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
 
 /// Writes `bytes` to `path` through a temporary file renamed into place, so a failed run
 /// never leaves a partial file.
-fn write_file(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
+pub(crate) fn write_file(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(format!(".tmp{}", std::process::id()));
     let tmp = std::path::PathBuf::from(tmp_name);
@@ -526,7 +526,7 @@ fn write_file(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
     Ok(())
 }
 
-fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()

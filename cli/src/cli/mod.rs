@@ -4,3 +4,5 @@
 
 pub mod args;
 pub mod driver;
+#[cfg(feature = "playground")]
+pub mod tools;

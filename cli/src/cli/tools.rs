@@ -1,0 +1,322 @@
+//! `spv2retro run` and `spv2retro preview`: compile a shader as `spv2pica`/`spv2agal` would,
+//! then drive the program in its simulator through its reflection, or draw what it draws
+//! (the `preview` crate).
+
+use std::path::Path;
+
+use anyhow::anyhow;
+
+use super::driver::{Failure, read_input, source, write_file};
+use crate::{Compiled, Options, Profile, Stage, Target, compile};
+
+/// Which machine, when the user says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetName {
+    /// The PICA200 (vertex and geometry programs).
+    Pica,
+    /// AGAL (vertex and fragment programs).
+    Agal,
+}
+
+/// How to compile the shaders `run` and `preview` take.
+#[derive(Clone, Debug)]
+pub struct Build {
+    /// `--target`; by default AGAL for a fragment shader, else the PICA200.
+    pub target: Option<TargetName>,
+    /// `--stage`, for a `.glsl` file or a module with several entry points.
+    pub stage: Option<Stage>,
+    /// `--profile` (AGAL).
+    pub profile: Profile,
+    /// `-D`.
+    pub defines: Vec<(String, String)>,
+}
+
+/// Compiles the shader at `path`.
+pub fn compile_file(path: &Path, build: &Build) -> Result<Compiled, Failure> {
+    let bytes = read_input(path)?;
+    let shown = path.display().to_string();
+    let src = source(path, &bytes, &shown, build.stage)?;
+    let stage = match build.stage {
+        Some(s) => Some(s),
+        None => crate::compile::stage_of(src, &Options::agal(build.profile)).ok(),
+    };
+    let target = match build.target {
+        Some(TargetName::Agal) => Target::Agal,
+        Some(TargetName::Pica) => Target::Pica,
+        None if stage == Some(Stage::Fragment) => Target::Agal,
+        None => Target::Pica,
+    };
+    let mut options = match target {
+        Target::Agal => Options::agal(build.profile),
+        Target::Pica => Options::pica(),
+    };
+    options.stage = build.stage;
+    options.defines = build.defines.clone();
+    Ok(compile(src, &options)?)
+}
+
+fn floats(text: &str, what: &str) -> Result<Vec<f32>, Failure> {
+    text.split(',')
+        .map(|f| {
+            f.trim()
+                .parse::<f32>()
+                .map_err(|_| Failure::Other(anyhow!("{what}: `{f}` is not a number")))
+        })
+        .collect()
+}
+
+fn split<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure> {
+    arg.split_once('=')
+        .ok_or_else(|| Failure::Other(anyhow!("{flag} {arg}: expected NAME=VALUES")))
+}
+
+/// The values of `--input NAME=x,y,z,w`, `--uniform NAME=f,…` and `--texture B=image.png`.
+pub fn values(
+    inputs: &[String],
+    uniforms: &[String],
+    textures: &[String],
+) -> Result<preview::Values, Failure> {
+    let mut v = preview::Values::default();
+    for arg in inputs {
+        let (name, rest) = split(arg, "--input")?;
+        v.inputs
+            .push((name.to_string(), floats(rest, &format!("--input {name}"))?));
+    }
+    for arg in uniforms {
+        let (name, rest) = split(arg, "--uniform")?;
+        v.uniforms.push((
+            name.to_string(),
+            floats(rest, &format!("--uniform {name}"))?,
+        ));
+    }
+    for arg in textures {
+        let (binding, file) = split(arg, "--texture")?;
+        let b: u32 = binding.parse().map_err(|_| {
+            Failure::Other(anyhow!("--texture {arg}: `{binding}` is not a binding"))
+        })?;
+        let bytes = std::fs::read(file).map_err(|e| anyhow!("cannot read {file}: {e}"))?;
+        let image = preview::texture::load_png(&bytes)
+            .map_err(|e| Failure::Other(anyhow!("{file}: {e}")))?;
+        v.textures.push((b, image));
+    }
+    Ok(v)
+}
+
+fn program(c: &Compiled) -> preview::Program<'_> {
+    preview::Program {
+        bytes: &c.bytes,
+        reflection: &c.reflection,
+    }
+}
+
+fn preview_error(shown: &str, e: preview::Error) -> Failure {
+    Failure::Rejected(format!("{shown}: error: {e}\n"))
+}
+
+/// A value's lanes, as `(x, y, z, w)`.
+fn lanes(v: &[f32; 4]) -> String {
+    format!(
+        "({})",
+        v.iter()
+            .map(|f| format!("{f}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The run's result as JSON (numbers that are not finite as strings, as the reflection
+/// spells them).
+pub fn outputs_json(o: &preview::Outputs) -> serde_json::Value {
+    use serde_json::json;
+    let list = |vs: &[preview::Value]| -> serde_json::Value {
+        vs.iter()
+            .map(|v| {
+                json!({
+                    "name": v.name,
+                    "register": v.register,
+                    "value": v.value.iter().map(|&f| machine::reflect::json_number(f)).collect::<Vec<_>>(),
+                })
+            })
+            .collect()
+    };
+    json!({
+        "inputs": list(&o.inputs),
+        "outputs": list(&o.outputs),
+        "discarded": o.discarded,
+        "emitted": o.emitted.iter().map(|e| json!({
+            "vertex": e.vertex,
+            "primitive": e.primitive,
+            "winding": e.winding,
+            "outputs": list(&e.outputs),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `spv2retro run`: prints every output by name (JSON with `json`).
+pub fn run(
+    path: &Path,
+    build: &Build,
+    values: &preview::Values,
+    json: bool,
+) -> Result<(), Failure> {
+    let c = compile_file(path, build)?;
+    eprint!("{}", c.rendered_warnings());
+    let shown = path.display().to_string();
+    let out = preview::run(program(&c), values).map_err(|e| preview_error(&shown, e))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&outputs_json(&out)).unwrap_or_default()
+        );
+        return Ok(());
+    }
+    let width = out
+        .outputs
+        .iter()
+        .chain(&out.inputs)
+        .chain(out.emitted.iter().flat_map(|e| &e.outputs))
+        .map(|v| v.name.len())
+        .max()
+        .unwrap_or(0);
+    let line =
+        |v: &preview::Value| format!("  {:width$}  {:4}  {}", v.name, v.register, lanes(&v.value));
+    println!(
+        "{} {} program, {} instructions",
+        c.reflection.target, c.reflection.stage, c.reflection.stats.instructions
+    );
+    println!("inputs:");
+    for v in &out.inputs {
+        println!("{}", line(v));
+    }
+    if out.discarded {
+        println!("discarded");
+    } else if c.reflection.stage == "geometry" {
+        for (k, e) in out.emitted.iter().enumerate() {
+            println!(
+                "vertex {k} (setemit {}{}{}):",
+                e.vertex,
+                if e.primitive { ", prim" } else { "" },
+                if e.winding { " inv" } else { "" }
+            );
+            for v in &e.outputs {
+                println!("{}", line(v));
+            }
+        }
+    } else {
+        println!("outputs:");
+        for v in &out.outputs {
+            println!("{}", line(v));
+        }
+    }
+    Ok(())
+}
+
+/// What `spv2retro preview` draws.
+pub struct PreviewArgs<'a> {
+    /// The shader, and a second one for a pair.
+    pub shaders: &'a [std::path::PathBuf],
+    /// Where the PNG goes.
+    pub output: &'a Path,
+    /// `cube`, `sphere`, `quad` or an `.obj` file.
+    pub mesh: &'a str,
+    /// Width and height.
+    pub size: (u32, u32),
+}
+
+/// `spv2retro preview`: writes a PNG of what the shader (or pair) draws.
+pub fn preview(
+    args: &PreviewArgs<'_>,
+    build: &Build,
+    values: &preview::Values,
+) -> Result<(), Failure> {
+    let shown = args.shaders[0].display().to_string();
+    let mesh = match preview::mesh::builtin(args.mesh) {
+        Some(m) => m,
+        None => {
+            let text = std::fs::read_to_string(args.mesh).map_err(|e| {
+                anyhow!(
+                    "--mesh {}: not one of {} and not a readable .obj file: {e}",
+                    args.mesh,
+                    preview::mesh::BUILTIN.join(", ")
+                )
+            })?;
+            preview::mesh::parse_obj(&text)
+                .map_err(|e| Failure::Other(anyhow!("{}: {e}", args.mesh)))?
+        }
+    };
+    let mut compiled = Vec::new();
+    for (k, path) in args.shaders.iter().enumerate() {
+        let mut b = build.clone();
+        // A pair is AGAL.
+        if args.shaders.len() == 2 {
+            b.target = Some(TargetName::Agal);
+            b.stage = b.stage.or(Some(if k == 0 {
+                Stage::Vertex
+            } else {
+                Stage::Fragment
+            }));
+        }
+        let c = compile_file(path, &b)?;
+        eprint!("{}", c.rendered_warnings());
+        compiled.push(c);
+    }
+    let scene = match compiled.as_slice() {
+        [one] if one.reflection.stage == "fragment" => preview::Scene::Fragment {
+            program: program(one),
+            values,
+        },
+        [one] => preview::Scene::Vertex {
+            program: program(one),
+            values,
+            mesh: &mesh,
+        },
+        [v, f] => preview::Scene::Pair {
+            vertex: program(v),
+            vertex_values: values,
+            fragment: program(f),
+            fragment_values: values,
+            mesh: &mesh,
+        },
+        _ => {
+            return Err(Failure::Other(anyhow!(
+                "preview takes one shader, or a vertex and a fragment shader"
+            )));
+        }
+    };
+    // A progress bar on a terminal, for pictures that take a while.
+    let started = std::time::Instant::now();
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut shown_progress = false;
+    let mut progress = |done: usize, total: usize| {
+        if tty && started.elapsed().as_millis() > 500 {
+            let filled = done * 30 / total.max(1);
+            eprint!(
+                "\rrendering [{}{}] {:3}%",
+                "#".repeat(filled),
+                " ".repeat(30 - filled),
+                done * 100 / total.max(1)
+            );
+            shown_progress = true;
+        }
+    };
+    let frame = preview::render(scene, args.size.0, args.size.1, &mut progress)
+        .map_err(|e| preview_error(&shown, e))?;
+    if shown_progress {
+        eprintln!();
+    }
+    let png = frame.png().map_err(|e| preview_error(&shown, e))?;
+    write_file(args.output, &shown, &png)
+}
+
+/// `WxH`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}`: expected WxH, such as 256x256"))?;
+    let w: u32 = w.parse().map_err(|_| format!("`{w}` is not a width"))?;
+    let h: u32 = h.parse().map_err(|_| format!("`{h}` is not a height"))?;
+    if w == 0 || h == 0 || w > 4096 || h > 4096 {
+        return Err(format!("{w}x{h}: sizes are 1x1 to 4096x4096"));
+    }
+    Ok((w, h))
+}

@@ -1,0 +1,523 @@
+//! The playground's JSON API, for the page and for tools.
+//!
+//! Every endpoint takes the same request (`source`, `language`, `target`, `stage`,
+//! `profile`, and for `run`/`preview` `inputs`, `uniforms`, `mesh`, `size`) and answers
+//! `ok` and `diagnostics` (`severity`, `rule`, `message`, `line`, `column`: the author's line
+//! and column, 1-based, when known) besides its own fields:
+//!
+//! - `POST /api/compile`: `listing` (the target's assembly), `lines` (per listing line the
+//!   source line it came from, or null), `reflection`, `bytes` (hex), `size`;
+//! - `POST /api/run`: `inputs` and `outputs` (name, register, value), `discarded`, and a
+//!   geometry program's `emitted` vertices;
+//! - `POST /api/preview`: `png` (base64).
+//!
+//! Languages: `glsl`, `wgsl`, `spvasm` (SPIR-V assembly), `pica` (picasso source) and `agal`
+//! (AGALMiniAssembler text). Assembly has no names: its reflection names each register after
+//! itself (`v0`, `va1`, `o1`), and AGAL's constant file is one uniform, `vc` or `fc`, filled
+//! from register 0 on.
+
+use std::collections::BTreeMap;
+
+use machine::reflect::{InputInfo, OutputInfo, Reflection, Stats, UniformInfo};
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+
+use crate::picasso::{Input, link};
+use crate::{Options, Profile, Source, Stage};
+
+/// A request to any endpoint.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Request {
+    /// The text.
+    pub source: String,
+    /// `glsl` (default), `wgsl`, `spvasm`, `pica` or `agal`.
+    pub language: Option<String>,
+    /// `pica` or `agal` (default: agal for a fragment shader, else pica).
+    pub target: Option<String>,
+    /// `vertex` (default), `fragment` or `geometry`.
+    pub stage: Option<String>,
+    /// A Stage3D profile (default `baseline`).
+    pub profile: Option<String>,
+    /// Input values by name.
+    pub inputs: BTreeMap<String, Vec<f32>>,
+    /// Uniform values by name.
+    pub uniforms: BTreeMap<String, Vec<f32>>,
+    /// `cube` (default), `sphere` or `quad`.
+    pub mesh: Option<String>,
+    /// `WxH` (default 256x256, at most 512x512).
+    pub size: Option<String>,
+}
+
+/// A diagnostic as the API spells it.
+fn diagnostic(severity: &str, rule: &str, message: &str, at: Option<(usize, usize)>) -> Json {
+    json!({
+        "severity": severity,
+        "rule": rule,
+        "message": message,
+        "line": at.map(|a| a.0),
+        "column": at.map(|a| a.1),
+    })
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// `name:line:column` → (line, column).
+fn position(source: &str) -> Option<(usize, usize)> {
+    let mut parts = source.rsplitn(3, ':');
+    let column = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((line, column))
+}
+
+fn diagnostics_json(d: &mir::Diagnostics, text: &str) -> Vec<Json> {
+    d.0.iter()
+        .map(|d| {
+            let at = d
+                .source
+                .as_deref()
+                .and_then(position)
+                .or_else(|| d.text_range.as_ref().map(|r| line_column(text, r.start)));
+            let severity = match d.severity {
+                mir::Severity::Error => "error",
+                mir::Severity::Warning => "warning",
+            };
+            let mut message = d.message.clone();
+            for n in &d.notes {
+                message.push_str("\n");
+                message.push_str(n);
+            }
+            diagnostic(severity, d.rule, &message, at)
+        })
+        .collect()
+}
+
+/// A compiled or assembled program.
+struct Built {
+    bytes: Vec<u8>,
+    listing: String,
+    reflection: Reflection,
+    warnings: Vec<Json>,
+}
+
+fn stage_of(r: &Request) -> Result<Stage, Vec<Json>> {
+    match r.stage.as_deref().unwrap_or("vertex") {
+        "vertex" => Ok(Stage::Vertex),
+        "fragment" => Ok(Stage::Fragment),
+        "geometry" => Ok(Stage::Geometry),
+        other => Err(vec![diagnostic(
+            "error",
+            "api.request",
+            &format!("stage `{other}`: expected vertex, fragment or geometry"),
+            None,
+        )]),
+    }
+}
+
+fn profile_of(r: &Request) -> Result<Profile, Vec<Json>> {
+    r.profile
+        .as_deref()
+        .unwrap_or("baseline")
+        .parse()
+        .map_err(|e| vec![diagnostic("error", "api.request", &format!("{e}"), None)])
+}
+
+/// Builds the program the request describes.
+fn build(r: &Request) -> Result<Built, Vec<Json>> {
+    let stage = stage_of(r)?;
+    let profile = profile_of(r)?;
+    let language = r.language.as_deref().unwrap_or("glsl");
+    let agal = match r.target.as_deref() {
+        Some("agal") => true,
+        Some("pica") => false,
+        None => stage == Stage::Fragment || language == "agal",
+        Some(other) => {
+            return Err(vec![diagnostic(
+                "error",
+                "api.request",
+                &format!("target `{other}`: expected pica or agal"),
+                None,
+            )]);
+        }
+    };
+    let text = r.source.as_str();
+    match language {
+        "pica" => build_picasso(text),
+        "agal" => build_agal(text, stage, profile),
+        "glsl" | "wgsl" | "spvasm" => {
+            let source = match language {
+                "glsl" => Source::glsl(text, stage),
+                "wgsl" => Source::wgsl(text),
+                _ => Source::spirv_text(text),
+            }
+            .named("shader");
+            let mut options = if agal {
+                Options::agal(profile)
+            } else {
+                Options::pica()
+            };
+            options.stage = Some(stage);
+            let c = crate::compile(source, &options)
+                .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
+            Ok(Built {
+                warnings: diagnostics_json(&c.warnings, text),
+                bytes: c.bytes,
+                listing: c.listing,
+                reflection: c.reflection,
+            })
+        }
+        other => Err(vec![diagnostic(
+            "error",
+            "api.request",
+            &format!("language `{other}`: expected glsl, wgsl, spvasm, pica or agal"),
+            None,
+        )]),
+    }
+}
+
+/// A picasso source, assembled; its reflection from its DVLE's tables.
+fn build_picasso(text: &str) -> Result<Built, Vec<Json>> {
+    let linked = link(
+        &[Input::picasso("shader.pica", text)],
+        &Options::pica(),
+        true,
+    )
+    .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
+    let binary = backend_pica::shbin::read(&linked.bytes)
+        .map_err(|e| vec![diagnostic("error", "picasso.link", &e.to_string(), None)])?;
+    let dvle = binary.dvles.first().cloned().unwrap_or_default();
+    let geometry = dvle.shader_type == backend_pica::shbin::ShaderType::Geometry;
+    let mut reflection = Reflection {
+        target: "pica".into(),
+        stage: if geometry { "geometry" } else { "vertex" }.into(),
+        entry_point: "main".into(),
+        stats: Stats {
+            instructions: binary.code.len(),
+            ..Stats::default()
+        },
+        ..Reflection::default()
+    };
+    for u in &dvle.uniforms {
+        let Some((file, first, count)) = u.range() else {
+            continue;
+        };
+        use backend_pica::shbin::UniformFile;
+        match file {
+            UniformFile::Input => reflection.inputs.push(InputInfo {
+                name: u.name.clone(),
+                location: u32::from(first),
+                register: format!("v{first}"),
+                vertex: None,
+            }),
+            UniformFile::Float | UniformFile::Bool => reflection.uniforms.push(UniformInfo {
+                name: u.name.clone(),
+                block: None,
+                type_name: if file == UniformFile::Bool {
+                    "bool"
+                } else {
+                    "vec4"
+                }
+                .into(),
+                layout: None,
+                register: format!(
+                    "{}{first}",
+                    if file == UniformFile::Bool { 'b' } else { 'c' }
+                ),
+                component: 0,
+                count: u32::from(count),
+            }),
+            UniformFile::Int => {}
+        }
+    }
+    for o in &dvle.outputs {
+        let mask = machine::reflect::mask_letters(o.mask.bits());
+        reflection.outputs.push(OutputInfo {
+            name: o.semantic.name().to_string(),
+            location: None,
+            builtin: (o.semantic == backend_pica::shbin::Semantic::Position)
+                .then(|| "Position".to_string()),
+            register: format!("o{}", o.reg),
+            semantic: Some(o.semantic.name().to_string()),
+            mask,
+        });
+    }
+    Ok(Built {
+        listing: backend_pica::disasm::listing(&binary),
+        bytes: linked.bytes,
+        reflection,
+        warnings: Vec::new(),
+    })
+}
+
+/// AGALMiniAssembler text, assembled and checked against Flash's rules; registers named
+/// after themselves.
+fn build_agal(text: &str, stage: Stage, profile: Profile) -> Result<Built, Vec<Json>> {
+    let agal_stage = match stage {
+        Stage::Fragment => backend_agal::Stage::Fragment,
+        _ => backend_agal::Stage::Vertex,
+    };
+    let bytes = backend_agal::asm::assemble(text, agal_stage, profile.version()).map_err(|e| {
+        vec![diagnostic(
+            "error",
+            "agal.asm",
+            &e.message,
+            Some((e.line, 1)),
+        )]
+    })?;
+    if let Err(errors) = backend_agal::validate(&bytes, profile) {
+        return Err(errors
+            .iter()
+            .map(|e| diagnostic("error", "agal.validate", &e.to_string(), None))
+            .collect());
+    }
+    let program = backend_agal::Program::decode(&bytes)
+        .map_err(|e| vec![diagnostic("error", "agal.decode", &e.to_string(), None)])?;
+    let fragment = stage == Stage::Fragment;
+    let mut reflection = Reflection {
+        target: "agal".into(),
+        agal_version: Some(profile.version().number() as u8),
+        stage: if fragment { "fragment" } else { "vertex" }.into(),
+        entry_point: "main".into(),
+        stats: Stats {
+            instructions: program.instructions.len(),
+            ..Stats::default()
+        },
+        ..Reflection::default()
+    };
+    let (input, constants, count) = if fragment {
+        ("v", "fc", 28)
+    } else {
+        ("va", "vc", 128)
+    };
+    for k in 0..8u32 {
+        reflection.inputs.push(InputInfo {
+            name: format!("{input}{k}"),
+            location: k,
+            register: format!("{input}{k}"),
+            vertex: None,
+        });
+    }
+    let output = |name: String| OutputInfo {
+        name: name.clone(),
+        location: None,
+        builtin: (name == "op").then(|| "Position".to_string()),
+        register: name,
+        semantic: None,
+        mask: "xyzw".into(),
+    };
+    if fragment {
+        reflection.outputs.push(output("oc".into()));
+    } else {
+        reflection.outputs.push(output("op".into()));
+        for k in 0..8 {
+            reflection.outputs.push(output(format!("v{k}")));
+        }
+    }
+    reflection.uniforms.push(UniformInfo {
+        name: constants.into(),
+        block: None,
+        type_name: format!("vec4[{count}]"),
+        layout: None,
+        register: format!("{constants}0"),
+        component: 0,
+        count,
+    });
+    Ok(Built {
+        listing: backend_agal::disasm::listing(&bytes).unwrap_or_default(),
+        bytes,
+        reflection,
+        warnings: Vec::new(),
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `POST /api/compile`.
+pub fn compile(r: &Request) -> Json {
+    match build(r) {
+        Ok(b) => {
+            let lines: Vec<Json> = b.listing.lines().map(|_| Json::Null).collect();
+            json!({
+                "ok": true,
+                "listing": b.listing,
+                "lines": lines,
+                "reflection": serde_json::to_value(&b.reflection).unwrap_or(Json::Null),
+                "diagnostics": b.warnings,
+                "bytes": hex(&b.bytes),
+                "size": b.bytes.len(),
+            })
+        }
+        Err(d) => json!({
+            "ok": false,
+            "listing": "",
+            "lines": [],
+            "reflection": null,
+            "diagnostics": d,
+            "bytes": "",
+            "size": 0,
+        }),
+    }
+}
+
+fn values(r: &Request) -> preview::Values {
+    preview::Values {
+        inputs: r
+            .inputs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        uniforms: r
+            .uniforms
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        textures: Vec::new(),
+    }
+}
+
+fn failed(d: Vec<Json>) -> Json {
+    json!({ "ok": false, "diagnostics": d })
+}
+
+fn preview_failure(e: preview::Error) -> Json {
+    failed(vec![diagnostic("error", "preview", &e.to_string(), None)])
+}
+
+/// `POST /api/run`.
+pub fn run(r: &Request) -> Json {
+    let b = match build(r) {
+        Ok(b) => b,
+        Err(d) => return failed(d),
+    };
+    let program = preview::Program {
+        bytes: &b.bytes,
+        reflection: &b.reflection,
+    };
+    match preview::run(program, &values(r)) {
+        Ok(out) => {
+            let mut j = crate::cli::tools::outputs_json(&out);
+            j["ok"] = json!(true);
+            j["diagnostics"] = json!(b.warnings);
+            j
+        }
+        Err(e) => preview_failure(e),
+    }
+}
+
+/// The largest preview the server draws.
+pub const MAX_PREVIEW: u32 = 512;
+
+/// `POST /api/preview`.
+pub fn preview(r: &Request) -> Json {
+    let b = match build(r) {
+        Ok(b) => b,
+        Err(d) => return failed(d),
+    };
+    let (w, h) = match crate::cli::tools::parse_size(r.size.as_deref().unwrap_or("256x256")) {
+        Ok((w, h)) if w <= MAX_PREVIEW && h <= MAX_PREVIEW => (w, h),
+        Ok((w, h)) => {
+            return failed(vec![diagnostic(
+                "error",
+                "api.request",
+                &format!(
+                    "a preview of {w}x{h}: the playground draws at most {MAX_PREVIEW}x{MAX_PREVIEW}"
+                ),
+                None,
+            )]);
+        }
+        Err(e) => return failed(vec![diagnostic("error", "api.request", &e, None)]),
+    };
+    let mesh = match preview::mesh::builtin(r.mesh.as_deref().unwrap_or("cube")) {
+        Some(m) => m,
+        None => {
+            return failed(vec![diagnostic(
+                "error",
+                "api.request",
+                "mesh: expected cube, sphere or quad",
+                None,
+            )]);
+        }
+    };
+    let program = preview::Program {
+        bytes: &b.bytes,
+        reflection: &b.reflection,
+    };
+    let values = values(r);
+    let scene = if b.reflection.stage == "fragment" {
+        preview::Scene::Fragment {
+            program,
+            values: &values,
+        }
+    } else {
+        preview::Scene::Vertex {
+            program,
+            values: &values,
+            mesh: &mesh,
+        }
+    };
+    match preview::render(scene, w, h, &mut |_, _| {}).and_then(|f| f.png()) {
+        Ok(png) => json!({
+            "ok": true,
+            "png": base64(&png),
+            "diagnostics": b.warnings,
+        }),
+        Err(e) => preview_failure(e),
+    }
+}
+
+/// Standard base64 with padding.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn positions_read_as_line_and_column() {
+        assert_eq!(position("shader:3:14"), Some((3, 14)));
+        assert_eq!(position("a:b:3:1"), Some((3, 1)));
+        assert_eq!(line_column("ab\ncd\nef", 7), (3, 2));
+    }
+}

@@ -1,0 +1,339 @@
+//! Pictures of programs running.
+//!
+//! - A vertex program transforms a mesh: each mesh vertex runs through it (its inputs filled
+//!   from the mesh by name: `…pos…` the position, `…norm…` the normal, `…uv…`/`…tex…`/
+//!   `…coord…` the texture coordinates, `…col…` the colour; others by location, in that
+//!   order), the triangles are drawn where `gl_Position` puts them, and each pixel shows the
+//!   program's colour output interpolated: the PICA200's `color` output, else its
+//!   `texcoord0` as red and green, else its first other output; in AGAL its first varying.
+//! - A fragment program (AGAL) shades a full-screen quad: every varying it reads holds the
+//!   quad's texture coordinates (u to the right, v down, 0, 1), interpolated across it.
+//! - A vertex and a fragment program (AGAL) draw together: the vertex program's varyings,
+//!   interpolated, are the fragment program's.
+//!
+//! Fragments run 2×2 at a time, so derivatives and mip levels work. Textures are the
+//! [`Values::textures`] given, else the built-in ones. The background is dark grey; colours
+//! are clamped to 0…1 and blended over it by their alpha. The same inputs give the same
+//! bytes.
+
+use crate::drive::{Kind, Loaded, Program, Values};
+use crate::mesh::Mesh;
+use crate::raster::Target;
+use crate::{Error, texture};
+
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub enum Scene<'a> {
+    /// A vertex program transforming a mesh.
+    Vertex {
+        /// The program.
+        program: Program<'a>,
+        /// Its values (inputs the mesh does not give, uniforms).
+        values: &'a Values,
+        /// The mesh.
+        mesh: &'a Mesh,
+    },
+    /// A fragment program on a full-screen quad.
+    Fragment {
+        /// The program.
+        program: Program<'a>,
+        /// Its values (uniforms, textures).
+        values: &'a Values,
+    },
+    /// A vertex and a fragment program together.
+    Pair {
+        /// The vertex program.
+        vertex: Program<'a>,
+        /// Its values.
+        vertex_values: &'a Values,
+        /// The fragment program.
+        fragment: Program<'a>,
+        /// Its values.
+        fragment_values: &'a Values,
+        /// The mesh.
+        mesh: &'a Mesh,
+    },
+}
+
+/// A picture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// RGBA8, row after row from the top.
+    pub rgba: Vec<u8>,
+}
+
+impl Frame {
+    /// The picture as a PNG file.
+    pub fn png(&self) -> Result<Vec<u8>, Error> {
+        texture::encode_png(self.width, self.height, &self.rgba)
+    }
+}
+
+const BACKGROUND: [f32; 3] = [0.13, 0.14, 0.16];
+
+/// The largest picture drawn (pixels).
+pub const MAX_PIXELS: u64 = 4096 * 4096;
+
+/// Draws `scene` at `width`×`height`; `progress(done, total)` is called after each row of
+/// pixels is shaded.
+pub fn render(
+    scene: Scene<'_>,
+    width: u32,
+    height: u32,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Frame, Error> {
+    if width == 0 || height == 0 || u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return Err(Error::Usage(format!(
+            "a picture of {width}×{height}: sizes are 1×1 to 4096×4096"
+        )));
+    }
+    let (w, h) = (width as usize, height as usize);
+    let mut target = Target::new(w, h);
+    let mut pixels = vec![[BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 1.0]; w * h];
+    match scene {
+        Scene::Vertex {
+            program,
+            values,
+            mesh,
+        } => {
+            let loaded = Loaded::new(program, values)?;
+            expect_vertex(&loaded)?;
+            let colour = colour_register(program);
+            draw_mesh(&loaded, values, mesh, &mut target, |raw| {
+                vec![colour.as_ref().map_or([1.0; 4], |(reg, uv)| {
+                    let c = loaded.output(raw, reg);
+                    if *uv { [c[0], c[1], 0.0, 1.0] } else { c }
+                })]
+            })?;
+            for (k, a) in target.attributes.iter().enumerate() {
+                if let Some(a) = a {
+                    pixels[k] = a[0];
+                }
+            }
+            progress(h, h);
+        }
+        Scene::Fragment { program, values } => {
+            let loaded = fragment_program(program, values)?;
+            let inputs = &program.reflection.inputs;
+            for py in 0..h {
+                for px in 0..w {
+                    let uv = [
+                        (px as f32 + 0.5) / w as f32,
+                        (py as f32 + 0.5) / h as f32,
+                        0.0,
+                        1.0,
+                    ];
+                    let mut regs = vec![[0.0f32; 4]; 10];
+                    for (i, &reg) in inputs.iter().zip(&loaded.input_registers) {
+                        let _ = i;
+                        if reg < regs.len() {
+                            regs[reg] = uv;
+                        }
+                    }
+                    target.attributes[py * w + px] = Some(regs);
+                }
+            }
+            shade(&loaded, &target, &mut pixels, progress)?;
+        }
+        Scene::Pair {
+            vertex,
+            vertex_values,
+            fragment,
+            fragment_values,
+            mesh,
+        } => {
+            let v = Loaded::new(vertex, vertex_values)?;
+            expect_vertex(&v)?;
+            if v.kind != Kind::AgalVertex {
+                return Err(Error::Usage(
+                    "a pair is an AGAL vertex and fragment program (the PICA200 has no \
+                     fragment stage)"
+                        .into(),
+                ));
+            }
+            let f = fragment_program(fragment, fragment_values)?;
+            draw_mesh(&v, vertex_values, mesh, &mut target, |raw| {
+                raw.outputs.clone()
+            })?;
+            shade(&f, &target, &mut pixels, progress)?;
+        }
+    }
+    let rgba = pixels
+        .iter()
+        .flat_map(|p| {
+            let a = if p[3].is_nan() {
+                1.0
+            } else {
+                p[3].clamp(0.0, 1.0)
+            };
+            let ch = |l: usize| {
+                let c = if p[l].is_nan() {
+                    0.0
+                } else {
+                    p[l].clamp(0.0, 1.0)
+                };
+                let c = c * a + BACKGROUND[l] * (1.0 - a);
+                (c * 255.0 + 0.5) as u8
+            };
+            [ch(0), ch(1), ch(2), 255]
+        })
+        .collect();
+    Ok(Frame {
+        width,
+        height,
+        rgba,
+    })
+}
+
+fn expect_vertex(loaded: &Loaded<'_>) -> Result<(), Error> {
+    let stage = loaded.program.reflection.stage.as_str();
+    if stage != "vertex" {
+        return Err(Error::Usage(format!(
+            "a {stage} program cannot transform a mesh: preview draws vertex programs, \
+             AGAL fragment programs, and AGAL pairs"
+        )));
+    }
+    Ok(())
+}
+
+fn fragment_program<'a>(program: Program<'a>, values: &Values) -> Result<Loaded<'a>, Error> {
+    let mut values = values.clone();
+    for s in &program.reflection.samplers {
+        if !values.textures.iter().any(|(b, _)| *b == s.binding) {
+            values
+                .textures
+                .push((s.binding, texture::builtin(s.binding, s.dim == "cube")));
+        }
+    }
+    if values.textures.is_empty() {
+        values.textures.push((0, texture::builtin(0, false)));
+    }
+    let loaded = Loaded::new(program, &values)?;
+    if loaded.kind != Kind::AgalFragment {
+        return Err(Error::Usage(format!(
+            "a {} program is not a fragment program",
+            program.reflection.stage
+        )));
+    }
+    Ok(loaded)
+}
+
+/// The register of the vertex program's colour output, and whether it is texture
+/// coordinates (drawn as red and green).
+fn colour_register(program: Program<'_>) -> Option<(String, bool)> {
+    let outs = &program.reflection.outputs;
+    let not_position = |o: &&machine::reflect::OutputInfo| {
+        o.builtin.as_deref() != Some("Position") && o.register != "op"
+    };
+    if let Some(o) = outs.iter().find(|o| o.semantic.as_deref() == Some("color")) {
+        return Some((o.register.clone(), false));
+    }
+    if let Some(o) = outs
+        .iter()
+        .find(|o| o.semantic.as_deref() == Some("texcoord0"))
+    {
+        return Some((o.register.clone(), true));
+    }
+    outs.iter()
+        .find(not_position)
+        .map(|o| (o.register.clone(), false))
+}
+
+/// Which mesh attribute feeds input `name` (the `k`-th input).
+fn attribute(name: &str, k: usize) -> usize {
+    let n = name.to_ascii_lowercase();
+    if n.contains("pos") || n == "gl_vertex" {
+        0
+    } else if n.contains("norm") {
+        3
+    } else if n.contains("uv") || n.contains("tex") || n.contains("coord") {
+        2
+    } else if n.contains("col") {
+        1
+    } else {
+        k.min(3)
+    }
+}
+
+/// Runs every mesh vertex through `loaded` and draws the triangles with the attributes
+/// `keep` takes from each run.
+fn draw_mesh(
+    loaded: &Loaded<'_>,
+    values: &Values,
+    mesh: &Mesh,
+    target: &mut Target,
+    keep: impl Fn(&crate::drive::Raw) -> Vec<[f32; 4]>,
+) -> Result<(), Error> {
+    let r = loaded.program.reflection;
+    let base = loaded.input_file(&values.inputs)?;
+    let position = r
+        .outputs
+        .iter()
+        .find(|o| o.builtin.as_deref() == Some("Position") || o.register == "op")
+        .map(|o| o.register.clone())
+        .ok_or_else(|| Error::Usage("the vertex program writes no gl_Position".into()))?;
+    for tri in &mesh.triangles {
+        let mut clip = [[0.0f32; 4]; 3];
+        let mut attrs: [Vec<[f32; 4]>; 3] = Default::default();
+        for (k, v) in tri.iter().enumerate() {
+            let mut regs = base.clone();
+            for (i, input) in r.inputs.iter().enumerate() {
+                // Inputs the user set keep their values.
+                if values.inputs.iter().any(|(n, _)| *n == input.name) {
+                    continue;
+                }
+                let source = [v.position, v.color, v.uv, v.normal][attribute(&input.name, i)];
+                let reg = loaded.input_registers[i];
+                if reg < regs.len() {
+                    regs[reg] = source;
+                }
+            }
+            let raw = loaded.vertex(&regs)?;
+            clip[k] = loaded.output(&raw, &position);
+            attrs[k] = keep(&raw);
+        }
+        target.triangle(clip, [&attrs[0], &attrs[1], &attrs[2]]);
+    }
+    Ok(())
+}
+
+/// Shades every covered pixel with the fragment program, 2×2 at a time (a quad's uncovered
+/// pixels take a covered neighbour's varyings, so its derivatives stay finite).
+fn shade(
+    loaded: &Loaded<'_>,
+    target: &Target,
+    pixels: &mut [[f32; 4]],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(), Error> {
+    let (w, h) = (target.width, target.height);
+    for qy in (0..h).step_by(2) {
+        for qx in (0..w).step_by(2) {
+            let at = [(qx, qy), (qx + 1, qy), (qx, qy + 1), (qx + 1, qy + 1)];
+            let covered: Vec<Option<&Vec<[f32; 4]>>> = at
+                .iter()
+                .map(|&(x, y)| {
+                    (x < w && y < h)
+                        .then(|| target.attributes[y * w + x].as_ref())
+                        .flatten()
+                })
+                .collect();
+            let Some(any) = covered.iter().flatten().next().copied() else {
+                continue;
+            };
+            let lanes: [&[[f32; 4]]; 4] =
+                std::array::from_fn(|i| covered[i].unwrap_or(any).as_slice());
+            let out = loaded.fragment_quad(lanes)?;
+            for (i, &(x, y)) in at.iter().enumerate() {
+                if covered[i].is_some() && !out[i].discarded {
+                    pixels[y * w + x] = out[i].outputs[0];
+                }
+            }
+        }
+        progress((qy + 2).min(h), h);
+    }
+    Ok(())
+}
