@@ -1,0 +1,398 @@
+//! `spv2retro run`, `preview` and `serve` as a user runs them: the binary, its output and
+//! exit status, the pictures' pixels, and the playground's HTTP API over a real socket (and
+//! the page in headless Chromium, where it is installed; `.ci/run` installs it).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const RETRO: &str = env!("CARGO_BIN_EXE_spv2retro");
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+fn retro(args: &[&str]) -> Output {
+    Command::new(RETRO)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spv2retro-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// RGBA8 pixels of a PNG file.
+fn pixels(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn run_prints_every_output_by_name_from_the_values_given() {
+    let shader = fixture("glsl/mvp_color.vert.spv");
+    let shader = shader.to_str().unwrap();
+    // mvp: scale by (2, 3, 4), move by (1, 0, 0) — column-major, as the block holds it.
+    let mvp = "2,0,0,0, 0,3,0,0, 0,0,4,0, 1,0,0,1";
+    for target in ["pica", "agal"] {
+        let out = retro(&[
+            "run",
+            shader,
+            "--target",
+            target,
+            "--input",
+            "inPosition=0.5,0.25,-1",
+            "--input",
+            "inColor=0.1,0.2,0.3,0.4",
+            "--uniform",
+            &format!("mvp={mvp}"),
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let find = |name: &str| -> Vec<f64> {
+            json["outputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == name)
+                .unwrap_or_else(|| panic!("{target}: no output {name}: {json}"))["value"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let want = [2.0 * 0.5 + 1.0, 3.0 * 0.25, 4.0 * -1.0, 1.0];
+        for (g, w) in find("gl_Position").iter().zip(want) {
+            assert!((g - w).abs() < 1e-3, "{target}: gl_Position {g} vs {w}");
+        }
+        for (g, w) in find("outColor").iter().zip([0.1, 0.2, 0.3, 0.4]) {
+            assert!((g - w).abs() < 1e-3, "{target}: outColor {g} vs {w}");
+        }
+    }
+    // The text form names inputs and outputs; identity matrices by default.
+    let out = retro(&["run", shader, "--input", "inPosition=1,2,3"]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("gl_Position  o0    (1, 2, 3, 1)"), "{s}");
+    // A name the shader does not have, a value that is not a number: exit 1, no panic.
+    let out = retro(&["run", shader, "--input", "position=1,2,3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no input `position`; it has `inPosition`, `inColor`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = retro(&["run", shader, "--uniform", "mvp=1,x"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("`x` is not a number"));
+}
+
+#[test]
+fn preview_draws_the_same_bytes_every_time_with_the_shaders_colours() {
+    let dir = scratch("preview");
+    let (a, b) = (dir.join("a.png"), dir.join("b.png"));
+    let shader = fixture("glsl/mvp_color.vert.spv");
+    for out in [&a, &b] {
+        let o = retro(&[
+            "preview",
+            shader.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--mesh",
+            "quad",
+            "--size",
+            "64x32",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // The quad fills the picture (identity matrices); its colour runs from (0, 0, 0.5) at the
+    // bottom left to (1, 1, 0.5) at the top right (the quad's vertex colours).
+    let (w, h, px) = pixels(&a);
+    assert_eq!((w, h), (64, 32));
+    let at = |x: u32, y: u32| &px[((y * w + x) * 4) as usize..((y * w + x) * 4 + 4) as usize];
+    let centre = at(32, 16);
+    assert!(
+        (i32::from(centre[0]) - 128).abs() <= 6 && (i32::from(centre[1]) - 128).abs() <= 6,
+        "{centre:?}"
+    );
+    let top_right = at(63, 0);
+    assert!(top_right[0] > 245 && top_right[1] > 240, "{top_right:?}");
+    let bottom_left = at(0, 31);
+    assert!(
+        bottom_left[0] < 10 && bottom_left[2] > 120 && bottom_left[2] < 135,
+        "{bottom_left:?}"
+    );
+    // A fragment shader (AGAL) on the full-screen quad, sampling the built-in checkerboard.
+    let frag = fixture("glsl/alpha_test.frag.spv");
+    let o = retro(&[
+        "preview",
+        frag.to_str().unwrap(),
+        "-o",
+        a.to_str().unwrap(),
+        "--size",
+        "32x32",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // A bad size is a usage error; a geometry program has no preview (exit 1, no file).
+    let o = retro(&[
+        "preview",
+        shader.to_str().unwrap(),
+        "-o",
+        "x.png",
+        "--size",
+        "0x9",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let none = dir.join("none.png");
+    let o = retro(&[
+        "preview",
+        fixture("geometry/sprite.geom.spv").to_str().unwrap(),
+        "-o",
+        none.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("geometry program cannot transform a mesh"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!none.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The server, started on a free port and stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(RETRO)
+            .args(["serve", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap();
+        Server { child, port }
+    }
+
+    /// One request; (status, body).
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let _ = s.write_all(body);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let split = answer
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head");
+        let status = text(&answer[9..12]).parse().unwrap();
+        (status, answer[split + 4..].to_vec())
+    }
+
+    fn api(&self, path: &str, request: serde_json::Value) -> serde_json::Value {
+        let (status, body) = self.request("POST", path, request.to_string().as_bytes());
+        assert_eq!(status, 200, "{}", text(&body));
+        serde_json::from_slice(&body).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const VERT: &str = "#version 450\nlayout(location = 0) in vec4 position;\nlayout(location = 1) in vec4 color;\nlayout(location = 0) out vec4 vColor;\nlayout(std140, binding = 0) uniform U { mat4 mvp; };\nvoid main() { gl_Position = mvp * position; vColor = color; }\n";
+
+#[test]
+fn the_playground_api_compiles_runs_and_draws_and_survives_bad_requests() {
+    let server = Server::start();
+    // The page and its assets, from the binary.
+    let (status, page) = server.request("GET", "/", b"");
+    assert_eq!(status, 200);
+    assert!(text(&page).contains("<textarea"), "{}", text(&page));
+    for asset in ["/app.js", "/style.css"] {
+        let (status, body) = server.request("GET", asset, b"");
+        assert_eq!(status, 200, "{asset}");
+        assert!(!body.is_empty());
+    }
+    // Compile for both targets.
+    let r = server.api("/api/compile", serde_json::json!({"source": VERT, "language": "glsl", "target": "pica", "stage": "vertex"}));
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        r["listing"].as_str().unwrap().contains("dp4")
+            || r["listing"].as_str().unwrap().contains("mad"),
+        "{r}"
+    );
+    assert_eq!(r["reflection"]["target"], "pica");
+    assert_eq!(
+        r["size"].as_u64().unwrap() * 2,
+        r["bytes"].as_str().unwrap().len() as u64
+    );
+    let r = server.api(
+        "/api/compile",
+        serde_json::json!({"source": VERT, "target": "agal", "profile": "standard"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["reflection"]["agal_version"], 2);
+    // An error at the author's line and column.
+    let bad = "#version 450\nvoid main() {\n  gl_Position = undefined_thing;\n}\n";
+    let r = server.api("/api/compile", serde_json::json!({"source": bad}));
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["diagnostics"][0]["line"], 3, "{r}");
+    assert_eq!(r["diagnostics"][0]["severity"], "error");
+    // Run: the outputs for the inputs given (identity mvp by default).
+    let r = server.api("/api/run", serde_json::json!({"source": VERT, "inputs": {"position": [1, 2, 3, 1], "color": [0.5, 0.5, 0.5, 1]}}));
+    assert_eq!(r["ok"], true, "{r}");
+    let pos = r["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "gl_Position")
+        .unwrap();
+    assert_eq!(pos["value"], serde_json::json!([1.0, 2.0, 3.0, 1.0]));
+    // Preview: a PNG.
+    let r = server.api(
+        "/api/preview",
+        serde_json::json!({"source": VERT, "mesh": "sphere", "size": "64x64"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        r["png"].as_str().unwrap().starts_with("iVBORw0KGgo"),
+        "a PNG signature"
+    );
+    // Target assembly: picasso and AGALMiniAssembler text.
+    let pica = ".out opos position\n.out ocol color\n.in ipos v0\n.proc main\n\tmov opos, ipos\n\tmov ocol, ipos\n\tend\n.end\n";
+    let r = server.api(
+        "/api/run",
+        serde_json::json!({"source": pica, "language": "pica", "inputs": {"ipos": [1, 2, 3, 4]}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let r = server.api("/api/compile", serde_json::json!({"source": "mov oc, v0\n", "language": "agal", "target": "agal", "stage": "fragment"}));
+    assert_eq!(r["ok"], true, "{r}");
+    let r = server.api("/api/compile", serde_json::json!({"source": "mov oc, v0\nbogus ft0\n", "language": "agal", "stage": "fragment"}));
+    assert_eq!(
+        (r["ok"].clone(), r["diagnostics"][0]["line"].clone()),
+        (serde_json::json!(false), serde_json::json!(2)),
+        "{r}"
+    );
+    // Bad requests: not JSON, too large, unknown path, wrong method, garbage. The server
+    // answers each and keeps going.
+    assert_eq!(server.request("POST", "/api/compile", b"{not json").0, 400);
+    assert_eq!(
+        server
+            .request("POST", "/api/compile", &vec![b' '; 300 * 1024])
+            .0,
+        413
+    );
+    assert_eq!(server.request("GET", "/nothing", b"").0, 404);
+    assert_eq!(server.request("GET", "/api/compile", b"").0, 405);
+    {
+        let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        let _ = s.write_all(b"\x00\x01garbage\r\n\r\n");
+    }
+    let r = server.api(
+        "/api/compile",
+        serde_json::json!({"source": VERT, "language": "cobol"}),
+    );
+    assert_eq!(r["ok"], false);
+    let (status, _) = server.request("GET", "/", b"");
+    assert_eq!(status, 200, "still serving");
+}
+
+/// The page as a person uses it, in headless Chromium (tests/browser/playground.mjs): typing
+/// a shader, the listing, an error marker at its line, the preview, the outputs table.
+#[test]
+fn the_playground_page_works_in_headless_chromium() {
+    let browser_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/browser");
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let missing: Vec<&str> = [
+        (
+            !Path::new(&chromium).exists(),
+            "chromium (Debian's chromium package)",
+        ),
+        (
+            Command::new("node").arg("--version").output().is_err(),
+            "node",
+        ),
+        (
+            !browser_dir.join("node_modules/playwright-core").exists(),
+            "playwright-core (npm ci in tests/browser)",
+        ),
+    ]
+    .into_iter()
+    .filter(|(m, _)| *m)
+    .map(|(_, what)| what)
+    .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "skipped: the browser test needs {} (.ci/install-browser installs them)",
+            missing.join(", ")
+        );
+        return;
+    }
+    let server = Server::start();
+    let shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/playground-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let out = Command::new("node")
+        .arg(browser_dir.join("playground.mjs"))
+        .env(
+            "PLAYGROUND_URL",
+            format!("http://127.0.0.1:{}/", server.port),
+        )
+        .env("SCREENSHOT_DIR", &shots)
+        .env("CHROMIUM", &chromium)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the browser test failed:\n{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("3 passed, 0 failed"),
+        "{}",
+        text(&out.stdout)
+    );
+}
