@@ -248,6 +248,11 @@ pub struct Compiled {
     /// Which register holds each input, output, uniform, literal and sampler (the JSON
     /// schema of docs/conventions.md; serde-serialisable).
     pub reflection: Reflection,
+    /// For each instruction of the program (PICA200 word of `main`, AGAL token), in order,
+    /// the line of the author's source it came from, when known: GLSL and WGSL lines, the
+    /// `OpLine` of SPIR-V that has them, the line of SPIR-V assembly text. `None` for what no
+    /// line asked for (padding, the final `end`).
+    pub source_lines: Vec<Option<u32>>,
     /// What the compiler did that the source did not say, each with its rule: components of
     /// a PICA200 output that no semantic carries, an output Flash requires written with
     /// zeros … Empty for a clean compile. [`Compiled::rendered_warnings`] has them as the
@@ -287,9 +292,41 @@ struct Lowered {
     source_rendered: String,
     /// Names to give back in the reflection: (as compiled, as the author wrote it).
     renames: Vec<(String, String)>,
+    /// GLSL: for each line naga read (its `OpLine`s), the author's line.
+    line_map: Option<Vec<u32>>,
 }
 
 impl Lowered {
+    /// The author's line each instruction came from (see [`Compiled::source_lines`]).
+    fn source_lines(&self, spans: &[Option<mir::Span>]) -> Vec<Option<u32>> {
+        // SPIR-V assembly without OpLine: the line of the text that holds the instruction.
+        let text_lines: Vec<u32> = self
+            .text
+            .as_deref()
+            .map(|t| {
+                t.lines()
+                    .enumerate()
+                    .filter(|(_, l)| {
+                        let code = l.split(';').next().unwrap_or("").trim();
+                        !code.is_empty()
+                    })
+                    .map(|(n, _)| n as u32 + 1)
+                    .collect()
+            })
+            .unwrap_or_default();
+        spans
+            .iter()
+            .map(|s| {
+                let s = (*s)?;
+                match (s.source, &self.line_map) {
+                    (Some(p), Some(map)) => map.get(p.line.checked_sub(1)? as usize).copied(),
+                    (Some(p), None) => Some(p.line),
+                    (None, _) => text_lines.get(s.ordinal.checked_sub(1)? as usize).copied(),
+                }
+            })
+            .collect()
+    }
+
     /// `reflection` with the author's names back.
     fn named(&self, mut reflection: Reflection) -> Reflection {
         for o in &mut reflection.outputs {
@@ -314,6 +351,8 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut source_rendered = String::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut renames = Vec::new();
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut line_map = None;
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
     let (input, text): (Input<'_>, Option<&str>) = match source.code {
@@ -337,7 +376,9 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
                 words,
                 warnings,
                 renames: r,
+                line_map: lm,
             } = crate::naga_input::glsl(glsl, stage, name, &input)?;
+            line_map = Some(lm);
             renames = r;
             if !warnings.is_empty() {
                 source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
@@ -372,6 +413,7 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         source_warnings,
         source_rendered,
         renames,
+        line_map,
     })
 }
 
@@ -439,6 +481,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 stage: lowered.stage,
                 bytes: program.bytes.clone(),
                 listing: backend_pica::disasm::listing(&program.binary),
+                source_lines: lowered.source_lines(&program.spans),
                 reflection: lowered.named(program.reflection),
                 rendered_warnings: format!("{}{rendered}", lowered.source_rendered),
                 warnings,
@@ -453,6 +496,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
                 stage: lowered.stage,
                 bytes: program.bytes.clone(),
                 listing: program.listing(),
+                source_lines: lowered.source_lines(&program.spans),
                 reflection: lowered.named(program.reflection.clone()),
                 rendered_warnings: format!(
                     "{}{}",

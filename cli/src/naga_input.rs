@@ -85,17 +85,26 @@ pub(crate) fn glsl(
                 Some(text),
             )
         })?;
-    let words = write(&module, &info).map_err(|e| {
+    let words = write(&module, &info, Some((&rewritten.text, name))).map_err(|e| {
         rejected(
             "naga.glsl",
             format!("naga's SPIR-V writer failed: {e}"),
             name,
         )
     })?;
+    // Line n of the rewritten text (what naga's OpLines count) is the author's line_map[n-1].
+    let mut line_map = Vec::new();
+    let mut offset = 0;
+    for line in rewritten.text.split('\n') {
+        let at = rewritten.original(offset..offset).start;
+        line_map.push(text[..at.min(text.len())].matches('\n').count() as u32 + 1);
+        offset += line.len() + 1;
+    }
     Ok(Glsl {
         words,
         warnings: rewritten.warnings,
         renames: rewritten.renames,
+        line_map,
     })
 }
 
@@ -108,6 +117,8 @@ pub(crate) struct Glsl {
     pub warnings: Vec<Diagnostic>,
     /// Names to give back in the reflection: (as compiled, as written).
     pub renames: Vec<(String, String)>,
+    /// For each line of the text naga read (its `OpLine`s), the author's line.
+    pub line_map: Vec<u32>,
 }
 
 /// WGSL → SPIR-V bytes.
@@ -133,12 +144,16 @@ fn spirv(
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(module)
         .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
-    write(module, &info)
+    write(module, &info, Some((text, name)))
         .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))
 }
 
 /// The SPIR-V of a validated module.
-fn write(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<Vec<u8>, spv::Error> {
+fn write(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    source: Option<(&str, &str)>,
+) -> Result<Vec<u8>, spv::Error> {
     // The writer's flags are spelled out, never taken from `spv::Options::default()`: naga's
     // default turns `DEBUG` (every `OpName`) on only under `debug_assertions`, so a release
     // build would lose every uniform, input and output name. Also SPIR-V 1.0 (what every
@@ -150,7 +165,15 @@ fn write(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<Vec<u8
     // counter in every loop (a second exit, counting in u32 from 2^32 - 1, which made counted
     // loops data-dependent: AGAL refused them, the PICA carried the counter) and checks
     // around integer division.
+    //
+    // With the source text, naga writes `OpLine`s: each instruction of the listing can then
+    // name the author's line.
     let options = spv::Options {
+        debug_info: source.map(|(text, name)| spv::DebugInfo {
+            source_code: text,
+            file_name: name,
+            language: spv::SourceLanguage::GLSL,
+        }),
         lang_version: (1, 0),
         flags: WRITER_FLAGS,
         force_loop_bounding: false,

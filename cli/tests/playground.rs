@@ -265,6 +265,22 @@ fn the_playground_api_compiles_runs_and_draws_and_survives_bad_requests() {
         "{r}"
     );
     assert_eq!(r["reflection"]["target"], "pica");
+    // Each instruction names the source line it came from (all of main is line 6 here);
+    // directives name none.
+    let lines: Vec<Option<u64>> = r["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_u64())
+        .collect();
+    assert_eq!(lines.len(), r["listing"].as_str().unwrap().lines().count());
+    assert!(lines.contains(&Some(6)), "{r}");
+    assert!(lines.iter().all(|l| matches!(l, None | Some(6))), "{r}");
+    for (text, line) in r["listing"].as_str().unwrap().lines().zip(&lines) {
+        if text.trim_start().starts_with('.') {
+            assert_eq!(*line, None, "{text}");
+        }
+    }
     assert_eq!(
         r["size"].as_u64().unwrap() * 2,
         r["bytes"].as_str().unwrap().len() as u64

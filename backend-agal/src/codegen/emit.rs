@@ -27,6 +27,9 @@ pub struct Emitted {
     pub code: Vec<Inst>,
     /// Temporaries used (the highest register number plus one).
     pub temporaries: usize,
+    /// For each token of `code`, the MIR span it was selected from (a conditional's tokens:
+    /// the span of the block that opens it).
+    pub spans: Vec<Option<Span>>,
 }
 
 /// Emits `code` (allocated as `alloc`) for function `f`.
@@ -40,14 +43,17 @@ pub fn emit(
         code,
         alloc,
         out: Vec::new(),
+        current: None,
         written: [Mask::NONE; TEMPORARIES],
         errors: Vec::new(),
         temporaries: 0,
     };
     e.region(f.entry, None);
     if e.errors.is_empty() {
+        let (code, spans) = e.out.into_iter().unzip();
         Ok(Emitted {
-            code: e.out,
+            code,
+            spans,
             temporaries: e.temporaries,
         })
     } else {
@@ -59,7 +65,10 @@ struct Emitter<'a> {
     f: &'a Function,
     code: &'a VCode<VInst>,
     alloc: &'a Allocated,
-    out: Vec<Inst>,
+    /// The tokens so far, each with the span it came from.
+    out: Vec<(Inst, Option<Span>)>,
+    /// The span of the instruction being emitted.
+    current: Option<Span>,
     /// The lanes of each temporary written by the code that dominates the current point.
     written: [Mask; TEMPORARIES],
     errors: Vec<Diagnostic>,
@@ -102,7 +111,7 @@ impl Emitter<'_> {
         if let Ok(inst) = inst {
             self.temporaries = self.temporaries.max(from + 1);
             self.note_write(to, mask);
-            self.out.push(inst);
+            self.out.push((inst, self.current));
         }
     }
 
@@ -128,9 +137,10 @@ impl Emitter<'_> {
                             "an instruction after a block's conditional test",
                         );
                     }
+                    self.current = Some(self.code.span(i));
                     let machine = self.machine(i, inst);
                     if let Some(m) = machine {
-                        self.out.push(m);
+                        self.out.push((m, self.current));
                     }
                 }
                 Item::Move { from, to } => {
@@ -269,7 +279,7 @@ impl Emitter<'_> {
         start: BlockId,
         merge: BlockId,
         moves: &[(usize, usize)],
-    ) -> Vec<Inst> {
+    ) -> Vec<(Inst, Option<Span>)> {
         let outer = std::mem::take(&mut self.out);
         for &(from, to) in moves {
             self.mov(from, to);
@@ -340,15 +350,15 @@ impl Emitter<'_> {
             return Some(merge);
         }
         match Inst::condition(op, a, b) {
-            Ok(t) => self.out.push(t),
+            Ok(t) => self.out.push((t, Some(span))),
             Err(e) => self.internal(span, e.to_string()),
         }
         self.out.extend(first_code);
         if !second_code.is_empty() {
-            self.out.push(Inst::els());
+            self.out.push((Inst::els(), Some(span)));
             self.out.extend(second_code);
         }
-        self.out.push(Inst::eif());
+        self.out.push((Inst::eif(), Some(span)));
         Some(merge)
     }
 }

@@ -108,6 +108,8 @@ pub struct Compiled {
     pub bool_registers: Vec<(u32, u32)>,
     /// Temporaries used.
     pub temporaries: usize,
+    /// For each token of the program, the MIR span it came from.
+    pub spans: Vec<Option<mir::Span>>,
     /// Whether lane packing was needed to fit the profile's temporaries.
     pub packed_lanes: bool,
     /// Whether an AGAL 2 or 3 program had its `if`s flattened.
@@ -228,6 +230,7 @@ fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Com
         }
     };
     let emitted = emit::emit(&m.function, &code, &alloc).map_err(Diagnostics)?;
+    let spans = emitted.spans;
     let m = &m;
     let program = Program {
         version: profile.version(),
@@ -343,6 +346,7 @@ fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Com
         uniforms: m.uniforms.clone(),
         bool_registers: prepared.bool_registers,
         temporaries: emitted.temporaries,
+        spans,
         packed_lanes: packed,
         flattened: prepared.flattened,
         warnings,

@@ -34,6 +34,9 @@ pub struct Emitted {
     pub int_constants: Vec<(u8, [u8; 4])>,
     /// Temporaries used (the highest register number plus one).
     pub temporaries: usize,
+    /// For each word of `code`, the MIR span it was selected from (control flow: the span of
+    /// the block that opens it; `None` for padding and the final END).
+    pub spans: Vec<Option<Span>>,
 }
 
 /// Emits `code` (allocated as `alloc`) for function `f`.
@@ -49,6 +52,8 @@ pub fn emit(
         alloc,
         branches,
         out: Vec::new(),
+        spans: Vec::new(),
+        current: None,
         closed: false,
         errors: Vec::new(),
         loops: Vec::new(),
@@ -58,12 +63,14 @@ pub fn emit(
     };
     e.region(f.entry, None);
     if e.out.last() != Some(&Inst::End) {
+        e.current = None;
         e.push(Inst::End);
     }
     if e.errors.is_empty() {
         Ok(Emitted {
             temporaries: e.temporaries,
             code: e.out,
+            spans: e.spans,
             int_constants: e.int_constants,
         })
     } else {
@@ -102,6 +109,10 @@ struct Emitter<'a> {
     alloc: &'a Allocated,
     branches: &'a HashMap<BlockId, Test>,
     out: Vec<Inst>,
+    /// The span of each word of `out`.
+    spans: Vec<Option<Span>>,
+    /// The span the next word comes from.
+    current: Option<Span>,
     /// The last thing emitted closed an IF or LOOP (picasso pads the next `.end`/`.else`).
     closed: bool,
     errors: Vec<Diagnostic>,
@@ -121,8 +132,10 @@ impl Emitter<'_> {
         // Two MOVAs in a row do not work on the hardware.
         if matches!(inst, Inst::Mova { .. }) && matches!(self.out.last(), Some(Inst::Mova { .. })) {
             self.out.push(Inst::Nop);
+            self.spans.push(None);
         }
         self.out.push(inst);
+        self.spans.push(self.current);
         self.closed = false;
     }
 
@@ -130,6 +143,7 @@ impl Emitter<'_> {
     fn pad(&mut self, closing: Closing, start: usize) {
         if needs_nop(&self.out, closing, start, self.closed) {
             self.out.push(Inst::Nop);
+            self.spans.push(None);
         }
         self.closed = false;
     }
@@ -161,6 +175,7 @@ impl Emitter<'_> {
                         if counted_test && matches!(inst, VInst::Cmp { .. }) {
                             continue;
                         }
+                        self.current = Some(self.code.span(i));
                         let machine = self.machine(i, inst);
                         self.push(machine);
                     }
@@ -388,6 +403,7 @@ impl Emitter<'_> {
     /// Emits the conditional branch ending block `b`; returns where code continues.
     fn emit_if(&mut self, b: BlockId, t: BlockId, e: BlockId) -> Option<BlockId> {
         let span = self.f.blocks[b].span;
+        self.current = Some(span);
         // A branch out of the loop: BREAKC, then the other way on.
         if let Some(l) = self.loops.last().copied() {
             let (t, e) = (
@@ -577,6 +593,7 @@ impl Emitter<'_> {
     /// from the header to the back edge, then the moves of its exit edge.
     fn emit_loop(&mut self, h: BlockId, merge: BlockId, cont: BlockId) {
         let span = self.f.blocks[h].span;
+        self.current = Some(span);
         if self.loops.len() == limits::LOOP_STACK_DEPTH {
             self.error(
                 span,

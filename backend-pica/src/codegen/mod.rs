@@ -69,6 +69,8 @@ pub struct Compiled {
     pub binary: ShaderBinary,
     /// The instructions of `main` (END included).
     pub code: Vec<Inst>,
+    /// For each word of `code`, the MIR span it came from (`None` for padding and END).
+    pub spans: Vec<Option<mir::Span>>,
     /// Temporaries used.
     pub temporaries: usize,
     /// Whether lane packing was needed to fit the sixteen temporaries.
@@ -392,6 +394,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         bytes,
         binary,
         code: emitted.code,
+        spans: emitted.spans,
         temporaries: emitted.temporaries,
         packed_lanes,
         outputs: slots

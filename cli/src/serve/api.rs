@@ -102,6 +102,8 @@ fn diagnostics_json(d: &mir::Diagnostics, text: &str) -> Vec<Json> {
 struct Built {
     bytes: Vec<u8>,
     listing: String,
+    /// Per instruction, the source line (compiled shaders).
+    source_lines: Vec<Option<u32>>,
     reflection: Reflection,
     warnings: Vec<Json>,
 }
@@ -166,6 +168,7 @@ fn build(r: &Request) -> Result<Built, Vec<Json>> {
             let c = crate::compile(source, &options)
                 .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
             Ok(Built {
+                source_lines: c.source_lines,
                 warnings: diagnostics_json(&c.warnings, text),
                 bytes: c.bytes,
                 listing: c.listing,
@@ -249,6 +252,7 @@ fn build_picasso(text: &str) -> Result<Built, Vec<Json>> {
     }
     Ok(Built {
         listing: backend_pica::disasm::listing(&binary),
+        source_lines: Vec::new(),
         bytes: linked.bytes,
         reflection,
         warnings: Vec::new(),
@@ -328,12 +332,46 @@ fn build_agal(text: &str, stage: Stage, profile: Profile) -> Result<Built, Vec<J
         component: 0,
         count,
     });
+    // One token per line of the text, in order.
+    let source_lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("").trim();
+            !code.is_empty()
+        })
+        .map(|(n, _)| Some(n as u32 + 1))
+        .collect();
     Ok(Built {
         listing: backend_agal::disasm::listing(&bytes).unwrap_or_default(),
+        source_lines,
         bytes,
         reflection,
         warnings: Vec::new(),
     })
+}
+
+/// For each line of `listing`, the source line of the instruction on it: instructions are
+/// the lines that are not directives (`.proc`, `.end`, `.else`…), labels, comments or blank,
+/// in program order, one per word or token.
+fn listing_lines(listing: &str, source_lines: &[Option<u32>]) -> Vec<Json> {
+    let mut next = source_lines.iter();
+    listing
+        .lines()
+        .map(|l| {
+            let code = l.split(';').next().unwrap_or("").trim();
+            let instruction = !code.is_empty() && !code.starts_with('.') && !code.ends_with(':');
+            match instruction
+                .then(|| next.next())
+                .flatten()
+                .copied()
+                .flatten()
+            {
+                Some(n) => json!(n),
+                None => Json::Null,
+            }
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -344,7 +382,7 @@ fn hex(bytes: &[u8]) -> String {
 pub fn compile(r: &Request) -> Json {
     match build(r) {
         Ok(b) => {
-            let lines: Vec<Json> = b.listing.lines().map(|_| Json::Null).collect();
+            let lines = listing_lines(&b.listing, &b.source_lines);
             json!({
                 "ok": true,
                 "listing": b.listing,
