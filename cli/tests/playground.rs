@@ -79,7 +79,7 @@ fn run_prints_every_output_by_name_from_the_values_given() {
                 .map(|v| v.as_f64().unwrap())
                 .collect()
         };
-        let want = [2.0 * 0.5 + 1.0, 3.0 * 0.25, 4.0 * -1.0, 1.0];
+        let want = [2.0 * 0.5 + 1.0, 3.0 * 0.25, -4.0, 1.0];
         for (g, w) in find("gl_Position").iter().zip(want) {
             assert!((g - w).abs() < 1e-3, "{target}: gl_Position {g} vs {w}");
         }

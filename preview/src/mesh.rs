@@ -64,8 +64,9 @@ fn vertex(p: [f32; 3], n: [f32; 3], uv: [f32; 2], color: [f32; 3]) -> Vertex {
 /// A cube of side 0.8, turned to show three faces, each face a colour.
 pub fn cube() -> Mesh {
     let (yaw, pitch) = (0.6f32, -0.45f32);
-    let faces: [([f32; 3], [f32; 3], [f32; 3], [f32; 3]); 6] = [
-        // normal, u axis, v axis, colour
+    // normal, u axis, v axis, colour
+    type Face = ([f32; 3], [f32; 3], [f32; 3], [f32; 3]);
+    let faces: [Face; 6] = [
         (
             [0.0, 0.0, 1.0],
             [1.0, 0.0, 0.0],

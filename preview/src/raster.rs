@@ -30,10 +30,10 @@ impl Target {
 
     /// Draws one triangle: its clip-space positions and, per vertex, its attributes.
     pub fn triangle(&mut self, clip: [[f32; 4]; 3], attributes: [&[[f32; 4]]; 3]) {
-        if clip
-            .iter()
-            .any(|p| !(p[3] > 1e-6) || p.iter().any(|c| !c.is_finite()))
-        {
+        if clip.iter().any(|p| {
+            p[3].partial_cmp(&1e-6) != Some(std::cmp::Ordering::Greater)
+                || p.iter().any(|c| !c.is_finite())
+        }) {
             return;
         }
         let (w, h) = (self.width as f32, self.height as f32);

@@ -14,8 +14,8 @@ use crate::Error;
 pub fn builtin(binding: u32, cube: bool) -> Image {
     let size = 64u32;
     let texel = |x: u32, y: u32| -> [f32; 4] {
-        if binding % 2 == 0 {
-            if (x / 8 + y / 8) % 2 == 0 {
+        if binding.is_multiple_of(2) {
+            if (x / 8 + y / 8).is_multiple_of(2) {
                 [1.0, 1.0, 1.0, 1.0]
             } else {
                 [0.2, 0.2, 0.25, 1.0]

@@ -553,15 +553,15 @@ fn a_primitive_of_more_than_sixteen_registers_arrives_in_fixed_mode() {
     let tris = triangles(&out);
     assert_eq!(tris.len(), 1);
     let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "c"));
-    for i in 0..3 {
+    for (i, vertex) in tris[0].iter().enumerate() {
         let want_pos = value(i, 0).map(f64::from);
         let want_c: V4 =
             std::array::from_fn(|l| 0.5 * (1..8).map(|k| f64::from(value(i, k)[l])).sum::<f64>());
-        assert!(close(tris[0][i][rp], want_pos, 4), "vertex {i}");
+        assert!(close(vertex[rp], want_pos, 4), "vertex {i}");
         assert!(
-            close(tris[0][i][rc], want_c, 4),
+            close(vertex[rc], want_c, 4),
             "vertex {i}: {:?} vs {want_c:?}",
-            tris[0][i][rc]
+            vertex[rc]
         );
     }
 }

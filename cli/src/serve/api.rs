@@ -90,7 +90,7 @@ fn diagnostics_json(d: &mir::Diagnostics, text: &str) -> Vec<Json> {
             };
             let mut message = d.message.clone();
             for n in &d.notes {
-                message.push_str("\n");
+                message.push('\n');
                 message.push_str(n);
             }
             diagnostic(severity, d.rule, &message, at)
