@@ -158,6 +158,8 @@ pub struct Options {
     varyings: Option<Vec<(String, u32)>>,
     /// PICA200 geometry program: the output registers of the vertex program it follows.
     pub(crate) geometry_layout: Option<backend_pica::codegen::geometry::Layout>,
+    /// PICA200 vertex program a geometry program follows (see `picasso::link`).
+    pub(crate) feeds_geometry: bool,
 }
 
 impl Options {
@@ -465,6 +467,7 @@ pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error>
             let pica = backend_pica::codegen::Options {
                 semantics: options.semantics.clone(),
                 geometry_layout: options.geometry_layout.clone(),
+                feeds_geometry: options.feeds_geometry,
                 ..Default::default()
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;

@@ -159,6 +159,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
                     .map(crate::compile::vertex_layout);
                 if feeds_geometry(i) {
                     o.semantics = (0..16).map(|l| (l, Semantic::Dummy)).collect();
+                    o.feeds_geometry = true;
                 }
                 let c = compile(*source, &o)?;
                 warnings += c.rendered_warnings();

@@ -48,6 +48,9 @@ pub struct Options {
     /// A geometry program: the output registers of the vertex program it follows (by
     /// default [`geometry::Layout::assumed`]).
     pub geometry_layout: Option<geometry::Layout>,
+    /// A vertex program a geometry program follows: its `dummy` outputs may use `o7`–`o15`
+    /// (the geometry unit takes up to 16 registers; the rasteriser seven).
+    pub feeds_geometry: bool,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             semantics: Vec::new(),
             packing: Packing::WhenNeeded,
             geometry_layout: None,
+            feeds_geometry: false,
         }
     }
 }
@@ -139,7 +143,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         inputs.insert(h.index(), input.location as u8);
         input_mask |= 1 << input.location;
     }
-    let assigned = match outputs::assign(&m.outputs, &options.semantics) {
+    let assigned = match outputs::assign(&m.outputs, &options.semantics, options.feeds_geometry) {
         Ok(x) => x,
         Err(e) => {
             errors.extend(e);

@@ -71,6 +71,7 @@ pub struct Assigned {
 pub fn assign(
     outputs: &[Output],
     overrides: &[(u32, Semantic)],
+    feeds_geometry: bool,
 ) -> Result<Assigned, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut assigned = Assigned {
@@ -124,8 +125,8 @@ pub fn assign(
             }
             (None, None) => continue,
         };
-        // A `dummy` (an output a geometry program reads) may use o7-o15 too.
-        let limit = if semantic == Semantic::Dummy {
+        // A `dummy` a geometry program reads may use o7-o15 too (the rasteriser takes seven).
+        let limit = if semantic == Semantic::Dummy && feeds_geometry {
             limits::OUTPUT_REGISTERS
         } else {
             limits::SEMANTIC_OUTPUT_REGISTERS
