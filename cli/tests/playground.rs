@@ -152,7 +152,44 @@ fn preview_draws_the_same_bytes_every_time_with_the_shaders_colours() {
         "32x32",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    // A bad size is a usage error; a geometry program has no preview (exit 1, no file).
+    // Pairs: a PICA200 vertex and geometry program; an AGAL vertex and fragment program.
+    for (v, g, extra) in [
+        (
+            "geometry/line.vert.spv",
+            "geometry/line.geom.spv",
+            "width=0.01",
+        ),
+        (
+            "classic/webgl_textured.vert",
+            "classic/webgl_textured.frag",
+            "",
+        ),
+    ] {
+        let (v, g) = (fixture(v), fixture(g));
+        let mut args = vec![
+            "preview",
+            v.to_str().unwrap(),
+            g.to_str().unwrap(),
+            "-o",
+            b.to_str().unwrap(),
+            "--size",
+            "32x32",
+            "--mesh",
+            "sphere",
+        ];
+        if !extra.is_empty() {
+            args.extend(["--uniform", extra]);
+        }
+        let o = retro(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let (_, _, px) = pixels(&b);
+        let bg = &px[0..4];
+        assert!(
+            px.chunks(4).filter(|p| *p != bg).count() > 50,
+            "{args:?} drew almost nothing"
+        );
+    }
+    // A bad size is a usage error; a geometry program alone has no preview (exit 1, no file).
     let o = retro(&[
         "preview",
         shader.to_str().unwrap(),

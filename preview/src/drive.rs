@@ -276,6 +276,29 @@ impl<'a> Loaded<'a> {
         }
     }
 
+    /// Runs a fixed-mode geometry program (PICA200): its vertex array in `c0…`, where the
+    /// geometry unit writes it.
+    pub fn geometry_fixed(&self, array: &[[f32; 4]]) -> Result<Raw, Error> {
+        let sim = self
+            .pica
+            .as_ref()
+            .ok_or_else(|| Error::Program("not a PICA200 program".into()))?;
+        let mut uniforms = self.pica_uniforms.clone();
+        for (d, s) in uniforms.float.iter_mut().zip(array) {
+            *d = *s;
+        }
+        let out = sim
+            .run(0, &[[0.0; 4]; 16], &uniforms)
+            .map_err(|e| Error::Simulator(e.to_string()))?;
+        Ok(Raw {
+            outputs: out.outputs.to_vec(),
+            position: None,
+            discarded: false,
+            emitted: out.vertices,
+            steps: Some(out.steps),
+        })
+    }
+
     /// Runs a fragment program on a 2×2 quad of varying sets.
     pub fn fragment_quad(&self, varyings: [&[[f32; 4]]; 4]) -> Result<[Raw; 4], Error> {
         let program = self.agal.as_ref().expect("loaded");

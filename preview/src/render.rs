@@ -40,6 +40,19 @@ pub enum Scene<'a> {
         /// Its values (uniforms, textures).
         values: &'a Values,
     },
+    /// A vertex and a geometry program together (PICA200).
+    Geometry {
+        /// The vertex program.
+        vertex: Program<'a>,
+        /// Its values.
+        vertex_values: &'a Values,
+        /// The geometry program.
+        geometry: Program<'a>,
+        /// Its values.
+        geometry_values: &'a Values,
+        /// The mesh whose primitives it reads.
+        mesh: &'a Mesh,
+    },
     /// A vertex and a fragment program together.
     Pair {
         /// The vertex program.
@@ -139,6 +152,29 @@ pub fn render(
             }
             shade(&loaded, &target, &mut pixels, progress)?;
         }
+        Scene::Geometry {
+            vertex,
+            vertex_values,
+            geometry,
+            geometry_values,
+            mesh,
+        } => {
+            let v = Loaded::new(vertex, vertex_values)?;
+            expect_vertex(&v)?;
+            let g = Loaded::new(geometry, geometry_values)?;
+            if geometry.reflection.stage != "geometry" || v.kind != Kind::Pica {
+                return Err(Error::Usage(
+                    "a vertex and a geometry program draw together on the PICA200".into(),
+                ));
+            }
+            draw_geometry(&v, vertex_values, &g, mesh, &mut target)?;
+            for (k, a) in target.attributes.iter().enumerate() {
+                if let Some(a) = a {
+                    pixels[k] = a[0];
+                }
+            }
+            progress(h, h);
+        }
         Scene::Pair {
             vertex,
             vertex_values,
@@ -193,8 +229,9 @@ fn expect_vertex(loaded: &Loaded<'_>) -> Result<(), Error> {
     let stage = loaded.program.reflection.stage.as_str();
     if stage != "vertex" {
         return Err(Error::Usage(format!(
-            "a {stage} program cannot transform a mesh: preview draws vertex programs, \
-             AGAL fragment programs, and AGAL pairs"
+            "a {stage} program cannot transform a mesh: preview draws vertex programs, AGAL \
+             fragment programs, a PICA200 vertex program with the geometry program after it, \
+             and an AGAL vertex and fragment pair"
         )));
     }
     Ok(())
@@ -259,6 +296,45 @@ fn attribute(name: &str, k: usize) -> usize {
     }
 }
 
+/// The register of the program's `gl_Position`.
+fn position_register(loaded: &Loaded<'_>) -> Result<String, Error> {
+    loaded
+        .program
+        .reflection
+        .outputs
+        .iter()
+        .find(|o| o.builtin.as_deref() == Some("Position") || o.register == "op")
+        .map(|o| o.register.clone())
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "the {} program writes no gl_Position",
+                loaded.program.reflection.stage
+            ))
+        })
+}
+
+/// The input registers for mesh vertex `v`: `base` (what the user gave), the mesh's
+/// attributes in every input the user did not set.
+fn mesh_inputs(
+    loaded: &Loaded<'_>,
+    values: &Values,
+    base: &[[f32; 4]],
+    v: &crate::mesh::Vertex,
+) -> Vec<[f32; 4]> {
+    let mut regs = base.to_vec();
+    for (i, input) in loaded.program.reflection.inputs.iter().enumerate() {
+        if values.inputs.iter().any(|(n, _)| *n == input.name) {
+            continue;
+        }
+        let source = [v.position, v.color, v.uv, v.normal][attribute(&input.name, i)];
+        let reg = loaded.input_registers[i];
+        if reg < regs.len() {
+            regs[reg] = source;
+        }
+    }
+    regs
+}
+
 /// Runs every mesh vertex through `loaded` and draws the triangles with the attributes
 /// `keep` takes from each run.
 fn draw_mesh(
@@ -268,35 +344,103 @@ fn draw_mesh(
     target: &mut Target,
     keep: impl Fn(&crate::drive::Raw) -> Vec<[f32; 4]>,
 ) -> Result<(), Error> {
-    let r = loaded.program.reflection;
     let base = loaded.input_file(&values.inputs)?;
-    let position = r
-        .outputs
-        .iter()
-        .find(|o| o.builtin.as_deref() == Some("Position") || o.register == "op")
-        .map(|o| o.register.clone())
-        .ok_or_else(|| Error::Usage("the vertex program writes no gl_Position".into()))?;
+    let position = position_register(loaded)?;
     for tri in &mesh.triangles {
         let mut clip = [[0.0f32; 4]; 3];
         let mut attrs: [Vec<[f32; 4]>; 3] = Default::default();
         for (k, v) in tri.iter().enumerate() {
-            let mut regs = base.clone();
-            for (i, input) in r.inputs.iter().enumerate() {
-                // Inputs the user set keep their values.
-                if values.inputs.iter().any(|(n, _)| *n == input.name) {
-                    continue;
-                }
-                let source = [v.position, v.color, v.uv, v.normal][attribute(&input.name, i)];
-                let reg = loaded.input_registers[i];
-                if reg < regs.len() {
-                    regs[reg] = source;
-                }
-            }
+            let regs = mesh_inputs(loaded, values, &base, v);
             let raw = loaded.vertex(&regs)?;
             clip[k] = loaded.output(&raw, &position);
             attrs[k] = keep(&raw);
         }
         target.triangle(clip, [&attrs[0], &attrs[1], &attrs[2]]);
+    }
+    Ok(())
+}
+
+/// A vertex program and the geometry program after it (PICA200): each primitive of the mesh
+/// (a vertex for `points`, an edge for `lines`, a triangle for `triangles`) runs through the
+/// vertex program, its output registers reach the geometry program as the geometry unit
+/// passes them (point or fixed mode, by the geometry program's reflection), and the
+/// triangles it emits are drawn with its colour output.
+fn draw_geometry(
+    v: &Loaded<'_>,
+    vertex_values: &Values,
+    g: &Loaded<'_>,
+    mesh: &Mesh,
+    target: &mut Target,
+) -> Result<(), Error> {
+    let info = g.program.reflection.geometry.clone().ok_or_else(|| {
+        Error::Program("the geometry program's reflection has no geometry".into())
+    })?;
+    // The vertex program's enabled output registers, in register order.
+    let mut registers: Vec<usize> = v
+        .program
+        .reflection
+        .outputs
+        .iter()
+        .filter_map(|o| crate::drive::number(&o.register))
+        .collect();
+    registers.sort_unstable();
+    registers.dedup();
+    let per = registers.len();
+    let primitives: Vec<Vec<crate::mesh::Vertex>> = match info.vertices_in {
+        1 => mesh.triangles.iter().flatten().map(|v| vec![*v]).collect(),
+        2 => mesh
+            .triangles
+            .iter()
+            .flat_map(|t| [vec![t[0], t[1]], vec![t[1], t[2]], vec![t[2], t[0]]])
+            .collect(),
+        3 => mesh.triangles.iter().map(|t| t.to_vec()).collect(),
+        n => {
+            return Err(Error::Usage(format!(
+                "a geometry program reading {n} vertices ({}) has no mesh to draw: preview \
+                 draws points, lines and triangles",
+                info.input_primitive
+            )));
+        }
+    };
+    let position = position_register(g)?;
+    let colour = colour_register(g.program);
+    let base = v.input_file(&vertex_values.inputs)?;
+    for prim in &primitives {
+        let mut packed = vec![[0.0f32; 4]; per * prim.len()];
+        for (i, vertex) in prim.iter().enumerate() {
+            let regs = mesh_inputs(v, vertex_values, &base, vertex);
+            let raw = v.vertex(&regs)?;
+            for (k, &r) in registers.iter().enumerate() {
+                packed[i * per + k] = raw.outputs.get(r).copied().unwrap_or_default();
+            }
+        }
+        let raw = if info.mode == "fixed" {
+            g.geometry_fixed(&packed)?
+        } else {
+            g.vertex(&packed)?
+        };
+        let mut slots = [([0.0f32; 4], [0.0f32; 4]); 3];
+        for e in &raw.emitted {
+            let outputs = crate::drive::Raw {
+                outputs: e.outputs.to_vec(),
+                position: None,
+                discarded: false,
+                emitted: Vec::new(),
+                steps: None,
+            };
+            let clip = g.output(&outputs, &position);
+            let c = colour.as_ref().map_or([1.0; 4], |(reg, uv)| {
+                let c = g.output(&outputs, reg);
+                if *uv { [c[0], c[1], 0.0, 1.0] } else { c }
+            });
+            slots[usize::from(e.vertex.min(2))] = (clip, c);
+            if e.primitive {
+                let order = if e.winding { [0, 2, 1] } else { [0, 1, 2] };
+                let clip = order.map(|k| slots[k].0);
+                let attrs: [Vec<[f32; 4]>; 3] = order.map(|k| vec![slots[k].1]);
+                target.triangle(clip, [&attrs[0], &attrs[1], &attrs[2]]);
+            }
+        }
     }
     Ok(())
 }

@@ -100,3 +100,90 @@ fn every_corpus_shader_previews() {
         "only {visible} of {drawn} show anything"
     );
 }
+
+/// The geometry corpus draws with its vertex shaders (PICA200, linked as `spv2pica` links
+/// them), and a classic pair draws together in AGAL: something is on each picture.
+#[test]
+fn pairs_preview_together() {
+    use spv2retro::picasso::{Input, link};
+    let sphere = preview::mesh::sphere(12, 6);
+    let visible = |f: &preview::Frame| {
+        let bg = &f.rgba[0..4];
+        f.rgba.chunks(4).filter(|p| *p != bg).count()
+    };
+    for name in ["sprite", "line", "subdivide", "geoshader"] {
+        let dir = fixtures("geometry");
+        let v = std::fs::read(dir.join(format!("{name}.vert.spv"))).unwrap();
+        let g = std::fs::read(dir.join(format!("{name}.geom.spv"))).unwrap();
+        let linked = link(
+            &[
+                Input::Shader(Source::spirv(&v).named("v")),
+                Input::Shader(Source::spirv(&g).named("g")),
+            ],
+            &Options::pica(),
+            true,
+        )
+        .unwrap();
+        let (vs, gs) = (
+            linked.shaders[0].compiled.as_ref().unwrap(),
+            linked.shaders[1].compiled.as_ref().unwrap(),
+        );
+        // Sprites need a size, lines a width; the rest draws with the defaults.
+        let mut vv = preview::Values::default();
+        let mut gv = preview::Values::default();
+        if name == "sprite" {
+            vv.inputs.push(("inSize".into(), vec![0.1]));
+        }
+        if name == "line" {
+            gv.uniforms.push(("width".into(), vec![0.01]));
+        }
+        let frame = preview::render(
+            preview::Scene::Geometry {
+                vertex: program(vs),
+                vertex_values: &vv,
+                geometry: program(gs),
+                geometry_values: &gv,
+                mesh: &sphere,
+            },
+            48,
+            48,
+            &mut |_, _| {},
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            visible(&frame) > 100,
+            "{name}: {} pixels drawn",
+            visible(&frame)
+        );
+    }
+    // A WebGL pair in AGAL: the fragment shader shades what the vertex shader draws.
+    let (vt, ft) = (
+        std::fs::read_to_string(fixtures("classic").join("webgl_textured.vert")).unwrap(),
+        std::fs::read_to_string(fixtures("classic").join("webgl_textured.frag")).unwrap(),
+    );
+    let (v, f) = spv2retro::compile_pair(
+        Source::glsl(&vt, Stage::Vertex),
+        Source::glsl(&ft, Stage::Fragment),
+        &Options::agal(Profile::Standard),
+    )
+    .unwrap();
+    let values = preview::Values::default();
+    let frame = preview::render(
+        preview::Scene::Pair {
+            vertex: program(&v),
+            vertex_values: &values,
+            fragment: program(&f),
+            fragment_values: &values,
+            mesh: &preview::mesh::cube(),
+        },
+        48,
+        48,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(
+        visible(&frame) > 100,
+        "the pair drew {} pixels",
+        visible(&frame)
+    );
+}

@@ -245,21 +245,72 @@ pub fn preview(
         }
     };
     let mut compiled = Vec::new();
-    for (k, path) in args.shaders.iter().enumerate() {
-        let mut b = build.clone();
-        // A pair is AGAL.
-        if args.shaders.len() == 2 {
-            b.target = Some(TargetName::Agal);
-            b.stage = b.stage.or(Some(if k == 0 {
-                Stage::Vertex
-            } else {
-                Stage::Fragment
-            }));
+    // A pair is a PICA200 vertex and geometry program, or an AGAL vertex and fragment one.
+    let geometry_pair = args.shaders.len() == 2 && {
+        let second = &args.shaders[1];
+        let bytes = read_input(second)?;
+        let shown = second.display().to_string();
+        let src = source(second, &bytes, &shown, None)?;
+        crate::compile::stage_of(src, &Options::pica()).ok() == Some(Stage::Geometry)
+    };
+    if geometry_pair {
+        let inputs: Vec<(std::path::PathBuf, Vec<u8>)> = args
+            .shaders
+            .iter()
+            .map(|p| Ok((p.clone(), read_input(p)?)))
+            .collect::<Result<_, Failure>>()?;
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        let mut sources = Vec::new();
+        for ((p, bytes), name) in inputs.iter().zip(&names) {
+            sources.push(crate::picasso::Input::Shader(source(p, bytes, name, None)?));
         }
-        let c = compile_file(path, &b)?;
-        eprint!("{}", c.rendered_warnings());
-        compiled.push(c);
+        let mut options = Options::pica();
+        options.defines = build.defines.clone();
+        let linked = crate::picasso::link(&sources, &options, true)?;
+        eprint!("{}", linked.warnings);
+        for s in linked.shaders {
+            compiled.extend(s.compiled);
+        }
+    } else {
+        for (k, path) in args.shaders.iter().enumerate() {
+            let mut b = build.clone();
+            if args.shaders.len() == 2 {
+                b.target = Some(TargetName::Agal);
+                b.stage = b.stage.or(Some(if k == 0 {
+                    Stage::Vertex
+                } else {
+                    Stage::Fragment
+                }));
+            }
+            let c = compile_file(path, &b)?;
+            eprint!("{}", c.rendered_warnings());
+            compiled.push(c);
+        }
     }
+    // A pair: each program takes the values it has names for; a name neither has is an
+    // error.
+    let own: Vec<preview::Values> = match compiled.as_slice() {
+        [_] => vec![values.clone()],
+        pair => pair.iter().map(|c| values_for(values, c)).collect(),
+    };
+    if compiled.len() == 2 {
+        for (name, _) in values.inputs.iter().chain(&values.uniforms) {
+            let known = compiled.iter().any(|c| {
+                c.reflection.inputs.iter().any(|i| i.name == *name)
+                    || c.reflection.uniforms.iter().any(|u| u.name == *name)
+            });
+            if !known {
+                return Err(Failure::Rejected(format!(
+                    "{shown}: error: neither program has an input or uniform `{name}`\n"
+                )));
+            }
+        }
+    }
+    let values = &own[0];
+    let second = own.get(1).unwrap_or(&own[0]);
     let scene = match compiled.as_slice() {
         [one] if one.reflection.stage == "fragment" => preview::Scene::Fragment {
             program: program(one),
@@ -270,11 +321,18 @@ pub fn preview(
             values,
             mesh: &mesh,
         },
+        [v, g] if g.reflection.stage == "geometry" => preview::Scene::Geometry {
+            vertex: program(v),
+            vertex_values: values,
+            geometry: program(g),
+            geometry_values: second,
+            mesh: &mesh,
+        },
         [v, f] => preview::Scene::Pair {
             vertex: program(v),
             vertex_values: values,
             fragment: program(f),
-            fragment_values: values,
+            fragment_values: second,
             mesh: &mesh,
         },
         _ => {
@@ -306,6 +364,26 @@ pub fn preview(
     }
     let png = frame.png().map_err(|e| preview_error(&shown, e))?;
     write_file(args.output, &shown, &png)
+}
+
+/// The values of `values` that `c` has names for (one program of a pair).
+fn values_for(values: &preview::Values, c: &Compiled) -> preview::Values {
+    let r = &c.reflection;
+    preview::Values {
+        inputs: values
+            .inputs
+            .iter()
+            .filter(|(n, _)| r.inputs.iter().any(|i| i.name == *n))
+            .cloned()
+            .collect(),
+        uniforms: values
+            .uniforms
+            .iter()
+            .filter(|(n, _)| r.uniforms.iter().any(|u| u.name == *n))
+            .cloned()
+            .collect(),
+        textures: values.textures.clone(),
+    }
 }
 
 /// `WxH`.
