@@ -565,3 +565,130 @@ fn a_primitive_of_more_than_sixteen_registers_arrives_in_fixed_mode() {
         );
     }
 }
+
+/// devkitPro's particles example: the hand-written fixed-mode geometry program (picasso's
+/// `.shbin`) and its GLSL rewrite, fed the same four control points (in c0-c23, where the
+/// geometry unit writes them) and uniforms (each by its name in its own program), emit the
+/// same particles. The sizes go side by side.
+#[test]
+fn the_particles_example_rewritten_in_glsl_emits_what_the_hand_written_one_emits() {
+    let set = fixtures(
+        "thirdparty/picasso/devkitPro+3ds-examples/graphics-gpu-particles-source-particle",
+    );
+    let hand = std::fs::read(set.join("picasso.shbin")).unwrap();
+    let hand_binary = shbin::read(&hand).unwrap();
+    let hand_gsh = &hand_binary.dvles[1];
+    assert_eq!(
+        (hand_gsh.geometry.mode, hand_gsh.geometry.fixed_num),
+        (2, 4)
+    );
+    let gs = pica("particles.geom");
+    let g = gs.reflection.geometry.as_ref().unwrap();
+    assert_eq!((g.mode.as_str(), g.stride), ("fixed", 6));
+    // The control points: a position, an attribute (size xy, alpha w) and a spread matrix.
+    let mut array = [[0.0f32; 4]; 24];
+    for i in 0..4 {
+        let f = i as f32;
+        array[i * 6] = [f * 0.5 - 0.75, 0.25 * f, -2.0 - f, 1.0];
+        array[i * 6 + 1] = [0.05 + 0.01 * f, 0.06, 0.0, 1.0 - 0.2 * f];
+        for k in 0..4 {
+            let mut row = [0.0f32; 4];
+            row[k.min(2)] = 0.1 + 0.05 * f;
+            array[i * 6 + 2 + k] = row;
+        }
+    }
+    let mut floats = [
+        ("param", vec![[12.0f32, 0.37, 1.0, 1.0]]),
+        ("randParam", vec![[17.0, 37.0, 65535.0, 1.0 / 65535.0]]),
+        ("randSeed", vec![[45.0, 47.564, 46.15, 45.9875]]),
+        ("uvCoords", vec![[3.0, 1.0, 3.0, 3.0], [1.0, 1.0, 1.0, 3.0]]),
+    ];
+    // The last: late enough that some particles are past the path's end and, not respawning,
+    // are skipped.
+    for (multiply_w, rand_sphere, no_respawn, time) in [
+        (true, true, false, 0.37f32),
+        (false, false, true, 0.37),
+        (true, false, true, 0.9),
+    ] {
+        floats[0].1[0][1] = time;
+        let bools = [
+            ("multiplyW", multiply_w),
+            ("randSphere", rand_sphere),
+            ("noRespawn", no_respawn),
+        ];
+        // Each program's own registers, by name (the hand-written from its uniform table).
+        let mut theirs = Uniforms::default();
+        let mut ours = Uniforms::default();
+        theirs.float[..24].copy_from_slice(&array);
+        ours.float[..24].copy_from_slice(&array);
+        for (name, values) in &floats {
+            let u = hand_gsh.uniforms.iter().find(|u| u.name == *name).unwrap();
+            let (_, first, _) = u.range().unwrap();
+            for (k, v) in values.iter().enumerate() {
+                theirs.float[usize::from(first) + k] = *v;
+            }
+            let r = gs
+                .reflection
+                .uniforms
+                .iter()
+                .find(|u| u.name == *name)
+                .unwrap();
+            for (k, v) in values.iter().enumerate() {
+                ours.float[register_number(&r.register) + k] = *v;
+            }
+        }
+        for (name, value) in bools {
+            let u = hand_gsh.uniforms.iter().find(|u| u.name == name).unwrap();
+            theirs.bool[usize::from(u.range().unwrap().1)] = value;
+            let r = gs
+                .reflection
+                .uniforms
+                .iter()
+                .find(|u| u.name == name)
+                .unwrap();
+            ours.bool[register_number(&r.register)] = value;
+        }
+        let a = Simulator::new(&hand)
+            .unwrap()
+            .run(1, &[[0.0; 4]; 16], &theirs)
+            .unwrap();
+        let b = Simulator::new(&gs.bytes)
+            .unwrap()
+            .run(0, &[[0.0; 4]; 16], &ours)
+            .unwrap();
+        assert!(!a.vertices.is_empty());
+        assert_eq!(a.vertices.len(), b.vertices.len(), "vertices emitted");
+        let (rp, rc, ruv) = (
+            output_reg(&gs, "gl_Position"),
+            output_reg(&gs, "color"),
+            output_reg(&gs, "uv"),
+        );
+        for (k, (x, y)) in a.vertices.iter().zip(&b.vertices).enumerate() {
+            assert_eq!(
+                (x.vertex, x.primitive, x.winding),
+                (y.vertex, y.primitive, y.winding),
+                "vertex {k}"
+            );
+            let near = |p: [f32; 4], q: [f32; 4], lanes: usize| {
+                (0..lanes).all(|l| (p[l] - q[l]).abs() <= 1e-3 * p[l].abs().max(1.0))
+            };
+            // The hand-written outputs: oPosition o0, oColor o1, oTexCoord o2.
+            assert!(
+                near(x.outputs[0], y.outputs[rp], 4),
+                "vertex {k}: {:?} vs {:?}",
+                x.outputs[0],
+                y.outputs[rp]
+            );
+            assert!(near(x.outputs[1], y.outputs[rc], 4), "vertex {k} colour");
+            assert!(near(x.outputs[2], y.outputs[ruv], 2), "vertex {k} uv");
+        }
+        println!(
+            "particle.g.pica: hand-written {} words / {} executed; compiled {} words / {} executed ({} vertices)",
+            hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end,
+            a.steps,
+            gs.reflection.stats.instructions,
+            b.steps,
+            a.vertices.len()
+        );
+    }
+}
