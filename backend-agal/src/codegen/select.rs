@@ -253,6 +253,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
                 .get(k)
                 .map_or(self.f.ty(v.value).lanes, |o| o.lanes);
             let dst = VDst::Reg(out.reg, out.index, out.mask);
+            // The copy is the value's: its source line is where the value was read or made.
+            if let Some(d) = self.f.def_inst(v.value).filter(|d| d.span.source.is_some()) {
+                self.span = d.span;
+            }
             self.unary_into(v, dst, 0, n);
         }
     }

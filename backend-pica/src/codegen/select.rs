@@ -239,6 +239,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
             if self.outputs_at.contains_key(&v.value) {
                 continue;
             }
+            // The copy is the value's: its source line is where the value was read or made.
+            if let Some(d) = self.f.def_inst(v.value).filter(|d| d.span.source.is_some()) {
+                self.span = d.span;
+            }
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
