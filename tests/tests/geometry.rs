@@ -692,3 +692,34 @@ fn the_particles_example_rewritten_in_glsl_emits_what_the_hand_written_one_emits
         );
     }
 }
+
+/// A loop that emits 34 vertices (17 trips, more than the 8 a vertex program's loops unroll
+/// to) unrolls, since each SETEMIT needs its slot as a constant: a ring of 32 triangles.
+#[test]
+fn a_loop_that_emits_unrolls_to_max_vertices() {
+    let gs = pica("ring.geom");
+    let (inner, outer) = (0.25f32, 0.5f32);
+    let u = uniforms(&gs, &[("radii", &[inner, outer, 0.0, 0.0])]);
+    let mut v = [[0.0f32; 4]; 16];
+    v[0] = [0.25, -0.5, 0.1, 1.0];
+    v[1] = [1.0, 0.5, 0.25, 1.0];
+    let out = Simulator::new(&gs.bytes).unwrap().run(0, &v, &u).unwrap();
+    assert_eq!(out.vertices.len(), 34);
+    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
+    let mut ring = Vec::new();
+    for i in 0..=16 {
+        let a = f64::from(i) * (6.2831853 / 16.0);
+        for (r, shade) in [(outer, 1.0), (inner, 0.5)] {
+            let r = f64::from(r);
+            ring.push((
+                [0.25 + a.cos() * r, -0.5 + a.sin() * r, 0.1, 1.0],
+                [shade, 0.5 * shade, 0.25 * shade, shade],
+            ));
+        }
+    }
+    let want: Vec<[Expected; 3]> = strip(&ring)
+        .into_iter()
+        .map(|t| t.map(|(pos, c)| vec![(rp, pos, 4), (rc, c, 4)]))
+        .collect();
+    check_triangles(&triangles(&out), &want);
+}

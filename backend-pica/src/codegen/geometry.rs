@@ -290,7 +290,8 @@ pub fn emits(f: &Function) -> Result<HashMap<InstId, VInst>, Vec<Diagnostic>> {
                         .with_span(f.insts[i].span)
                         .with_note(
                             "emit the same number of vertices on every path, in loops with a \
-                             constant trip count (which are unrolled)",
+                             constant trip count of at most max_vertices trips (which are \
+                             unrolled), or end the strip (EndPrimitive) in every iteration",
                         ),
                     ),
                     Count::Unreached => {}

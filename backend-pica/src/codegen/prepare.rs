@@ -34,7 +34,8 @@ pub fn passes() -> Options {
     }
 }
 
-/// Runs the pipeline on a vertex module; errors for what this machine cannot run.
+/// Runs the pipeline on a vertex or geometry module; errors for what this machine cannot
+/// run.
 pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
     if module.stage == Stage::Geometry {
         super::geometry::check(module).map_err(|d| Diagnostics(vec![*d]))?;
@@ -48,7 +49,16 @@ pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
         )]));
     }
     let mut m = module.clone();
-    optimize_with(&mut m, &passes()).map_err(|e| {
+    let mut options = passes();
+    if module.stage == Stage::Geometry {
+        // A SETEMIT's slot is an immediate, so a loop that emits must unroll: as many trips
+        // as the program may emit vertices (a ring of 17 quads' edges is 34), within the
+        // geometry unit's 4096 words.
+        let most = module.geometry.map_or(0, |g| g.max_vertices);
+        options.unroll_trips = options.unroll_trips.max(most.min(256));
+        options.unroll_budget = options.unroll_budget.max(2048);
+    }
+    optimize_with(&mut m, &options).map_err(|e| {
         Diagnostics(vec![Diagnostic::error(
             "pica.internal",
             format!("internal error (this is a bug): {e}"),
