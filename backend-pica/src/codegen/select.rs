@@ -85,6 +85,7 @@ pub fn select(
         a0: [None; 2],
         a0_next: 0,
         abs: HashMap::default(),
+        constant_copies: HashMap::default(),
         branches: HashMap::default(),
         span: mir::Span::default(),
         lane: 0,
@@ -129,6 +130,9 @@ struct Selector<'a> {
     a0_next: usize,
     /// `|v|` computed in the current block.
     abs: HashMap<Value, VReg>,
+    /// Constant registers copied into a temporary in the current block (a second source
+    /// slot needs one): the copy, reused while the block lasts.
+    constant_copies: HashMap<u8, VReg>,
     branches: HashMap<BlockId, Test>,
     /// The MIR instruction being selected.
     span: mir::Span,
@@ -216,6 +220,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn start_block(&mut self) {
         self.a0 = [None; 2];
         self.abs.clear();
+        self.constant_copies.clear();
         self.places.clear();
         self.chains.clear();
         self.packs.clear();
@@ -997,9 +1002,21 @@ impl Selector<'_> {
         self.code.push(inst, &ops, self.span);
     }
 
-    /// Moves `op` into a fresh temporary and reads it from there.
+    /// Moves `op` into a fresh temporary and reads it from there (a constant register once
+    /// per block: a later copy of it reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
+        if let VSrc::Const(n) = op.src {
+            if let Some(&t) = self.constant_copies.get(&n) {
+                return VOp {
+                    src: VSrc::Temp(t),
+                    ..op
+                };
+            }
+        }
         let t = self.code.vreg();
+        if let VSrc::Const(n) = op.src {
+            self.constant_copies.insert(n, t);
+        }
         let mov = VInst::Unary {
             op: UnaryOp::Mov,
             dst: VDst::Temp(t, Mask::XYZW),
