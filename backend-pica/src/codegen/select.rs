@@ -99,6 +99,10 @@ pub fn select(
         pack_lanes,
     };
     s.outputs_at = s.output_places();
+    if module.stage == mir::Stage::Geometry {
+        let at = s.emit_places();
+        s.outputs_at.extend(at);
+    }
     driver::drive(&mut s);
     if s.errors.is_empty() {
         Ok(Selected {
@@ -259,7 +263,53 @@ impl<'a> Hooks<'a> for Selector<'a> {
 }
 
 impl Selector<'_> {
-    /// SETEMIT, every output written from its current value, EMIT.
+    /// Values an `EmitVertex` alone reads that can be computed straight into their output
+    /// register: whole values, computed in the emit's block after the EMIT before it (so no
+    /// EMIT runs between their computation and theirs).
+    fn emit_places(&self) -> HashMap<Value, Place> {
+        let f = self.f;
+        let mut out = HashMap::default();
+        for &b in &f.layout {
+            let mut since_emit: HashSet<Value> = HashSet::default();
+            for &i in &f.blocks[b].insts {
+                let inst = &f.insts[i];
+                match inst.op {
+                    Op::EmitVertex => {
+                        for (slot, v) in self.outputs.iter().zip(&inst.args) {
+                            let Some(slot) = slot else { continue };
+                            let lanes = slot.mask.bits().count_ones() as u8;
+                            let whole = v.swizzle == mir::Swizzle::IDENTITY && !v.neg && !v.abs;
+                            if whole
+                                && since_emit.contains(&v.value)
+                                && self.uses.get(&v.value) == Some(&1)
+                                && f.ty(v.value).lanes == lanes
+                                && writes(f, v.value)
+                            {
+                                out.insert(
+                                    v.value,
+                                    Place::Output {
+                                        reg: slot.reg,
+                                        mask: slot.mask,
+                                    },
+                                );
+                            }
+                        }
+                        since_emit.clear();
+                    }
+                    Op::EndPrimitive => {}
+                    _ => {
+                        if let Some(r) = inst.result() {
+                            since_emit.insert(r);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// SETEMIT, every output written from its current value (unless computed there
+    /// already), EMIT.
     fn emit_vertex(&mut self, i: mir::InstId, values: &[mir::Operand]) {
         let Some(&setemit) = self.emits.get(&i) else {
             self.error(self.span, "internal: an EmitVertex without its SETEMIT");
@@ -268,6 +318,9 @@ impl Selector<'_> {
         self.emit(setemit);
         for (slot, v) in self.outputs.iter().zip(values) {
             let Some(slot) = slot else { continue };
+            if self.outputs_at.contains_key(&v.value) {
+                continue;
+            }
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
