@@ -23,7 +23,7 @@ use mir::hash::{HashMap, HashSet};
 
 use machine::select::{
     self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
-    positions, returned_once,
+    positions, returned_once, runs_once,
 };
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
@@ -86,6 +86,8 @@ pub fn select(
         a0_next: 0,
         abs: HashMap::default(),
         constant_copies: HashMap::default(),
+        splat_outputs: HashSet::default(),
+        splat: false,
         branches: HashMap::default(),
         span: mir::Span::default(),
         lane: 0,
@@ -99,6 +101,12 @@ pub fn select(
         pack_lanes,
     };
     s.outputs_at = s.output_places();
+    s.splat_outputs = s
+        .outputs_at
+        .keys()
+        .filter(|v| f.ty(**v).lanes == 1)
+        .copied()
+        .collect();
     if module.stage == mir::Stage::Geometry {
         let at = s.emit_places();
         s.outputs_at.extend(at);
@@ -137,6 +145,11 @@ struct Selector<'a> {
     /// Constant registers copied into a temporary in the current block (a second source
     /// slot needs one): the copy, reused while the block lasts.
     constant_copies: HashMap<u8, VReg>,
+    /// Scalars returned splat (`vec4(s)`) that are computed into every lane of their output.
+    splat_outputs: HashSet<Value>,
+    /// The current instruction writes a scalar to every lane of its destination: its
+    /// lane-wise sources are read broadcast.
+    splat: bool,
     branches: HashMap<BlockId, Test>,
     /// The MIR instruction being selected.
     span: mir::Span,
@@ -235,14 +248,18 @@ impl<'a> Hooks<'a> for Selector<'a> {
         self.plan(b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
+            // The splat of an output applies to its own instruction only.
+            self.splat = false;
         }
     }
 
     fn test(&mut self, b: BlockId, cond: &mir::Operand, _then: BlockId, _otherwise: BlockId) {
+        self.splat = false;
         self.branch_test(b, cond);
     }
 
     fn ret(&mut self, _b: BlockId, values: &[mir::Operand]) {
+        self.splat = false;
         for (slot, v) in self.outputs.iter().zip(values) {
             let Some(slot) = slot else { continue };
             if self.outputs_at.contains_key(&v.value) {
@@ -311,6 +328,7 @@ impl Selector<'_> {
     /// SETEMIT, every output written from its current value (unless computed there
     /// already), EMIT.
     fn emit_vertex(&mut self, i: mir::InstId, values: &[mir::Operand]) {
+        self.splat = false;
         let Some(&setemit) = self.emits.get(&i) else {
             self.error(self.span, "internal: an EmitVertex without its SETEMIT");
             return;
@@ -343,6 +361,53 @@ impl Selector<'_> {
         let f = self.f;
         let regions = mir::regions::Regions::new(f);
         let mut out = HashMap::default();
+        // A scalar returned splat (`vec4(s)`), computed once by an instruction that can
+        // write it to every lane (lane-wise, its sources broadcast, or a dot product):
+        // straight into the whole output, with no copy after.
+        let returned = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+            mir::Terminator::Return(values) => Some(values),
+            _ => None,
+        });
+        for (k, v) in returned.into_iter().flatten().enumerate() {
+            let Some(Some(slot)) = self.outputs.get(k) else {
+                continue;
+            };
+            let splat = (0..4).all(|l| v.swizzle.lane(l) == v.swizzle.lane(0));
+            let fits = f.def_inst(v.value).is_some_and(|d| {
+                matches!(
+                    d.op,
+                    Op::Add
+                        | Op::Sub
+                        | Op::Mul
+                        | Op::Mad
+                        | Op::Min
+                        | Op::Max
+                        | Op::Mov
+                        | Op::Floor
+                        | Op::Dot(_)
+                        | Op::Dph
+                )
+            });
+            if splat
+                && fits
+                && !v.neg
+                && !v.abs
+                && v.swizzle.lane(0) == 0
+                && slot.mask.bits().count_ones() > 1
+                && f.ty(v.value).lanes == 1
+                && self.uses.get(&v.value) == Some(&1)
+                && writes(f, v.value)
+                && runs_once(f, &regions, v.value)
+            {
+                out.insert(
+                    v.value,
+                    Place::Output {
+                        reg: slot.reg,
+                        mask: slot.mask,
+                    },
+                );
+            }
+        }
         for (k, v, _) in returned_once(f, &self.m.outputs, &self.uses, &regions) {
             let Some(Some(slot)) = self.outputs.get(k) else {
                 continue;
@@ -461,7 +526,10 @@ impl Selector<'_> {
                 self.shift_count = count;
                 (self.piece(chain, mask), lane)
             }
-            Some(Place::Output { reg, mask }) => (VDst::Output(reg, mask), 0),
+            Some(Place::Output { reg, mask }) => {
+                self.splat = self.splat_outputs.contains(&r) && mask.bits().count_ones() > 1;
+                (VDst::Output(reg, mask), 0)
+            }
             None => match self.packs.write(r, &mut self.code) {
                 Some((piece, offset)) => {
                     let mask = Mask::of(
@@ -662,6 +730,7 @@ impl Selector<'_> {
         self.span = span;
         self.lane = 0;
         self.shift_count = 1;
+        self.splat = false;
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill => self.error(span, "discard in a vertex program"),
@@ -1019,7 +1088,11 @@ impl Selector<'_> {
 
     /// Appends `inst`, legalised.
     fn emit(&mut self, inst: VInst) {
-        let inst = shifted(inst, self.lane, self.shift_count);
+        let inst = if self.splat {
+            broadcast(inst)
+        } else {
+            shifted(inst, self.lane, self.shift_count)
+        };
         let inst = self.legalize(inst);
         // A MAD can only use operand descriptors 0-31: past 32 distinct ones, a multiply-add
         // is a MUL and an ADD.
@@ -1267,6 +1340,46 @@ fn shifted(inst: VInst, lane: u8, count: u8) -> VInst {
             swizzle: Swizzle::new(lanes),
             ..o
         }
+    };
+    match inst {
+        VInst::Binary { op, dst, a, b: b2 }
+            if !matches!(
+                op,
+                BinaryOp::Dp3 | BinaryOp::Dp4 | BinaryOp::Dph | BinaryOp::Dst
+            ) =>
+        {
+            VInst::Binary {
+                op,
+                dst,
+                a: b(a),
+                b: b(b2),
+            }
+        }
+        VInst::Unary {
+            op: op @ (UnaryOp::Mov | UnaryOp::Flr),
+            dst,
+            src,
+        } => VInst::Unary {
+            op,
+            dst,
+            src: b(src),
+        },
+        VInst::Mad { dst, a, b: b2, c } => VInst::Mad {
+            dst,
+            a: b(a),
+            b: b(b2),
+            c: b(c),
+        },
+        other => other,
+    }
+}
+
+/// `inst` writing a one-lane result to every lane of its mask: its lane-wise sources read
+/// their lane 0 in every lane (dot products and the one-source functions broadcast already).
+fn broadcast(inst: VInst) -> VInst {
+    let b = |o: VOp| VOp {
+        swizzle: Swizzle::new([o.swizzle.lanes()[0]; 4]),
+        ..o
     };
     match inst {
         VInst::Binary { op, dst, a, b: b2 }

@@ -1,0 +1,68 @@
+//! A scalar returned as a whole vector (`o = vec4(s)`) is computed straight into every lane
+//! of its output register, its lane-wise sources read broadcast, with no copy after; and
+//! `gl_Position` next to it is still copied whole (the broadcast is that instruction's
+//! only). Run in the simulator against values computed here.
+
+use backend_pica::sim::{Simulator, Uniforms};
+use spv2retro::{Options, Source, Stage, compile};
+use tests::driven::{constants_with, output_register, register_number};
+
+const SHADER: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 1) in vec4 b;
+layout(location = 0) out vec4 o;
+layout(location = 4) out vec4 d;
+layout(std140, binding = 0) uniform U { mat4 m; };
+void main() {
+    gl_Position = a;
+    o = vec4(m[1].x * a.x + m[2].y * b.y);
+    d = vec4(dot(a, b));
+}
+";
+
+#[test]
+fn a_splat_scalar_is_computed_into_the_whole_output() {
+    let c = compile(Source::glsl(SHADER, Stage::Vertex), &Options::pica()).unwrap();
+    // mul, mad into o1, mov r1 v1 (one input register per instruction), dp4 into o2,
+    // mov o0, end: no copy of the scalars.
+    assert_eq!(c.reflection.stats.instructions, 6, "{}", c.listing);
+    assert!(!c.listing.contains("mov o1"), "{}", c.listing);
+    assert!(!c.listing.contains("mov o2"), "{}", c.listing);
+    let m: Vec<f32> = (0..16).map(|k| k as f32 * 0.25 - 1.0).collect();
+    let regs = constants_with(&c, &[("m", &m)]);
+    let mut u = Uniforms::default();
+    for (k, r) in u.float.iter_mut().enumerate() {
+        *r = regs[k];
+    }
+    let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
+    let mut v = [[0.0f32; 4]; 16];
+    let reg = |name: &str| {
+        register_number(
+            &c.reflection
+                .inputs
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap()
+                .register,
+        )
+    };
+    v[reg("a")] = a;
+    v[reg("b")] = b;
+    let out = Simulator::new(&c.bytes).unwrap().run(0, &v, &u).unwrap();
+    assert!(out.missing.is_empty());
+    // Column-major m: m[1].x is element 4, m[2].y element 9.
+    let s = m[4] * a[0] + m[9] * b[1];
+    let dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    let close = |got: [f32; 4], want: f32| got.iter().all(|g| (g - want).abs() < 1e-3);
+    assert!(
+        close(out.outputs[output_register(&c, "o")], s),
+        "{:?}",
+        out.outputs
+    );
+    assert!(
+        close(out.outputs[output_register(&c, "d")], dot),
+        "{:?}",
+        out.outputs
+    );
+    assert_eq!(out.outputs[output_register(&c, "gl_Position")], a);
+}
