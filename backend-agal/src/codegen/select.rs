@@ -135,6 +135,7 @@ pub fn select(
         span: Span::default(),
         outputs_at: HashMap::default(),
         places: HashMap::default(),
+        constant_copies: Vec::new(),
         chains: Chains::default(),
         modified: HashMap::default(),
         packs: Packs::default(),
@@ -170,6 +171,10 @@ struct Selector<'a> {
     outputs_at: HashMap<Value, Place>,
     /// Values of the current block computed straight into a construct's lanes.
     places: HashMap<Value, Place>,
+    /// Constant registers copied into a temporary in the current block (for Flash's one
+    /// constant per instruction): register, lanes copied, the copy; reused while the block
+    /// lasts.
+    constant_copies: Vec<(RegType, u16, Mask, VReg)>,
     /// Vectors being written piece by piece in the current block, each with the vector
     /// whose lanes the construct keeps in place.
     chains: Chains<Option<Value>>,
@@ -218,6 +223,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
     fn start_block(&mut self) {
         self.places.clear();
+        self.constant_copies.clear();
         self.chains.clear();
         self.modified.clear();
         self.packs.clear();
@@ -1369,10 +1375,25 @@ impl Selector<'_> {
     }
 
     /// Copies the lanes a source reads into a fresh temporary, in place, and reads them from
-    /// there through the same swizzle.
+    /// there through the same swizzle (a constant register's lanes once per block: a later
+    /// copy of lanes already copied reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
         let read = op.swizzle.read_lanes(Mask::XYZW);
+        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
+            let copied = self.constant_copies.iter().find(|&&(f, k, lanes, _)| {
+                f == file && k == n && lanes.bits() & read.bits() == read.bits()
+            });
+            if let Some(&(_, _, _, t)) = copied {
+                return VOp {
+                    src: VSrc::Temp(t),
+                    swizzle: op.swizzle,
+                };
+            }
+        }
         let t = self.code.vreg();
+        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
+            self.constant_copies.push((file, n, read, t));
+        }
         let mov = VInst::Alu {
             op: Opcode::Mov,
             dst: VDst::Temp(t, read),
