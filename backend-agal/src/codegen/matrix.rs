@@ -70,6 +70,31 @@ pub fn plan(f: &Function, args: &[Operand], uses: &HashMap<Value, usize>) -> Opt
     })
 }
 
+/// For a construct of two dot products of one vector with consecutive whole uniform
+/// registers that goes to an output written in all four lanes anyway: one `m44` computes its
+/// lanes (and two lanes of padding from the next two registers), where two `dp4` and the
+/// padding `mov` would take three tokens. The caller checks the output and that the two
+/// registers after the rows exist.
+pub fn plan_padded(
+    f: &Function,
+    args: &[Operand],
+    uses: &HashMap<Value, usize>,
+) -> Option<MatrixPlan> {
+    if args.len() != 2 {
+        return None;
+    }
+    let a = dot_row(f, &args[0], uses)?;
+    let b = dot_row(f, &args[1], uses)?;
+    let consecutive = a.1 == b.1 && b.2 == a.2 + 1 && a.3.is_none() && b.3.is_none();
+    (consecutive && a.4 == 4 && b.4 == 4).then(|| MatrixPlan {
+        op: Opcode::M44,
+        vector: a.1,
+        register: a.2,
+        index: None,
+        dots: vec![a.0, b.0],
+    })
+}
+
 /// For a construct lane that reads a dot product of a vector with a whole uniform register
 /// (read once): the dot's value, the vector, the register, its dynamic index and the width.
 fn dot_row(

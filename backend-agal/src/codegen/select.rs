@@ -108,6 +108,7 @@ pub fn select(
     let f = &module.function;
     let uses = f.use_counts();
     let mut matrices = HashMap::default();
+    let mut padded = HashMap::default();
     let mut fused = HashSet::default();
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
@@ -118,6 +119,10 @@ pub fn select(
             if let (Some(r), Some(plan)) = (inst.result(), matrix::plan(f, &inst.args, &uses)) {
                 fused.extend(plan.dots.iter().copied());
                 matrices.insert(r, plan);
+            } else if let (Some(r), Some(plan)) =
+                (inst.result(), matrix::plan_padded(f, &inst.args, &uses))
+            {
+                padded.insert(r, plan);
             }
         }
     }
@@ -147,6 +152,7 @@ pub fn select(
         regions,
     };
     s.outputs_at = s.output_places();
+    s.adopt_padded_matrices(&padded);
     driver::drive(&mut s);
     if s.errors.is_empty() {
         Ok(s.code)
@@ -424,6 +430,35 @@ impl Selector<'_> {
             }
         }
         best.map(|(v, _)| v)
+    }
+
+    /// Two rows of a matrix product returned to an output that is written in all four lanes
+    /// (a `vec2` varying): one `m44` into the output (see `matrix::plan_padded`), when the
+    /// two registers after the rows exist.
+    fn adopt_padded_matrices(&mut self, padded: &HashMap<Value, MatrixPlan>) {
+        let limits = self.profile.limits();
+        let registers = u32::from(match self.iface.stage {
+            Stage::Vertex => limits.vertex_constants,
+            Stage::Fragment => limits.fragment_constants,
+        });
+        let returned = returned_once(self.f, &self.m.outputs, &self.uses, &self.regions);
+        for (k, v, _) in returned {
+            let Some(plan) = padded.get(&v.value) else {
+                continue;
+            };
+            let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
+                continue;
+            };
+            if slot.mask != Mask::XYZW
+                || plan.register + 3 >= registers
+                || self.outputs_at.contains_key(&v.value)
+            {
+                continue;
+            }
+            self.fused.extend(plan.dots.iter().copied());
+            self.matrices.insert(v.value, plan.clone());
+            self.outputs_at.insert(v.value, Place::Output(slot));
+        }
     }
 
     /// Values that the end of the program alone reads and one instruction computes, in a
