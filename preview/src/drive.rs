@@ -233,23 +233,7 @@ impl<'a> Loaded<'a> {
     /// Runs a vertex (or geometry) program on input registers: the output registers.
     pub fn vertex(&self, inputs: &[[f32; 4]]) -> Result<Raw, Error> {
         match self.kind {
-            Kind::Pica => {
-                let mut v = [[0.0f32; 4]; 16];
-                for (d, s) in v.iter_mut().zip(inputs) {
-                    *d = *s;
-                }
-                let sim = self.pica.as_ref().expect("loaded");
-                let out = sim
-                    .run(0, &v, &self.pica_uniforms)
-                    .map_err(|e| Error::Simulator(e.to_string()))?;
-                Ok(Raw {
-                    outputs: out.outputs.to_vec(),
-                    position: None,
-                    discarded: false,
-                    emitted: out.vertices,
-                    steps: Some(out.steps),
-                })
-            }
+            Kind::Pica => self.run_pica(inputs, &self.pica_uniforms),
             Kind::AgalVertex => {
                 let program = self.agal.as_ref().expect("loaded");
                 let out = agal::run_vertex(
@@ -279,16 +263,25 @@ impl<'a> Loaded<'a> {
     /// Runs a fixed-mode geometry program (PICA200): its vertex array in `c0…`, where the
     /// geometry unit writes it.
     pub fn geometry_fixed(&self, array: &[[f32; 4]]) -> Result<Raw, Error> {
-        let sim = self
-            .pica
-            .as_ref()
-            .ok_or_else(|| Error::Program("not a PICA200 program".into()))?;
         let mut uniforms = self.pica_uniforms.clone();
         for (d, s) in uniforms.float.iter_mut().zip(array) {
             *d = *s;
         }
+        self.run_pica(&[], &uniforms)
+    }
+
+    /// One run of the PICA200 program's first DVLE.
+    fn run_pica(&self, inputs: &[[f32; 4]], uniforms: &pica::Uniforms) -> Result<Raw, Error> {
+        let sim = self
+            .pica
+            .as_ref()
+            .ok_or_else(|| Error::Program("not a PICA200 program".into()))?;
+        let mut v = [[0.0f32; 4]; 16];
+        for (d, s) in v.iter_mut().zip(inputs) {
+            *d = *s;
+        }
         let out = sim
-            .run(0, &[[0.0; 4]; 16], &uniforms)
+            .run(0, &v, uniforms)
             .map_err(|e| Error::Simulator(e.to_string()))?;
         Ok(Raw {
             outputs: out.outputs.to_vec(),
@@ -356,6 +349,19 @@ pub(crate) struct Raw {
     pub discarded: bool,
     pub emitted: Vec<pica::EmittedVertex>,
     pub steps: Option<u64>,
+}
+
+impl Raw {
+    /// Output registers alone (a vertex a geometry program emitted).
+    pub fn of_outputs(outputs: &[[f32; 4]]) -> Raw {
+        Raw {
+            outputs: outputs.to_vec(),
+            position: None,
+            discarded: false,
+            emitted: Vec::new(),
+            steps: None,
+        }
+    }
 }
 
 fn output_of(kind: Kind, raw: &Raw, register: &str) -> [f32; 4] {
@@ -433,13 +439,7 @@ pub fn run(program: Program<'_>, values: &Values) -> Result<Outputs, Error> {
         .emitted
         .iter()
         .map(|e| {
-            let as_raw = Raw {
-                outputs: e.outputs.to_vec(),
-                position: None,
-                discarded: false,
-                emitted: Vec::new(),
-                steps: None,
-            };
+            let as_raw = Raw::of_outputs(&e.outputs);
             Emitted {
                 vertex: e.vertex,
                 primitive: e.primitive,

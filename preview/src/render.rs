@@ -421,13 +421,7 @@ fn draw_geometry(
         };
         let mut slots = [([0.0f32; 4], [0.0f32; 4]); 3];
         for e in &raw.emitted {
-            let outputs = crate::drive::Raw {
-                outputs: e.outputs.to_vec(),
-                position: None,
-                discarded: false,
-                emitted: Vec::new(),
-                steps: None,
-            };
+            let outputs = crate::drive::Raw::of_outputs(&e.outputs);
             let clip = g.output(&outputs, &position);
             let c = colour.as_ref().map_or([1.0; 4], |(reg, uv)| {
                 let c = g.output(&outputs, reg);

@@ -1330,6 +1330,12 @@ fn shifted(inst: VInst, lane: u8, count: u8) -> VInst {
     if lane == 0 {
         return inst;
     }
+    reindexed(inst, lane, count)
+}
+
+/// `inst` with lane `d` of each lane-wise source reading the source's lane
+/// `clamp(d - lane, 0, count - 1)` (see [`shifted`] and [`broadcast`]).
+fn reindexed(inst: VInst, lane: u8, count: u8) -> VInst {
     let b = |o: VOp| {
         let old = o.swizzle.lanes();
         let lanes: [Component; 4] = std::array::from_fn(|d| {
@@ -1377,41 +1383,7 @@ fn shifted(inst: VInst, lane: u8, count: u8) -> VInst {
 /// `inst` writing a one-lane result to every lane of its mask: its lane-wise sources read
 /// their lane 0 in every lane (dot products and the one-source functions broadcast already).
 fn broadcast(inst: VInst) -> VInst {
-    let b = |o: VOp| VOp {
-        swizzle: Swizzle::new([o.swizzle.lanes()[0]; 4]),
-        ..o
-    };
-    match inst {
-        VInst::Binary { op, dst, a, b: b2 }
-            if !matches!(
-                op,
-                BinaryOp::Dp3 | BinaryOp::Dp4 | BinaryOp::Dph | BinaryOp::Dst
-            ) =>
-        {
-            VInst::Binary {
-                op,
-                dst,
-                a: b(a),
-                b: b(b2),
-            }
-        }
-        VInst::Unary {
-            op: op @ (UnaryOp::Mov | UnaryOp::Flr),
-            dst,
-            src,
-        } => VInst::Unary {
-            op,
-            dst,
-            src: b(src),
-        },
-        VInst::Mad { dst, a, b: b2, c } => VInst::Mad {
-            dst,
-            a: b(a),
-            b: b(b2),
-            c: b(c),
-        },
-        other => other,
-    }
+    reindexed(inst, 0, 1)
 }
 
 /// The destination a piece of a vector writes.
