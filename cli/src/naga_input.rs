@@ -96,8 +96,13 @@ pub(crate) fn glsl(
     let mut line_map = Vec::new();
     let mut offset = 0;
     for line in rewritten.text.split('\n') {
-        let at = rewritten.original(offset..offset).start;
-        line_map.push(text[..at.min(text.len())].matches('\n').count() as u32 + 1);
+        let at = rewritten.original(offset..offset).start.min(text.len());
+        // Bytes, not a str slice: no offset can fall inside a character here.
+        let breaks = text.as_bytes()[..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        line_map.push(breaks as u32 + 1);
         offset += line.len() + 1;
     }
     Ok(Glsl {

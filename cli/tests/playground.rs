@@ -449,3 +449,113 @@ fn the_playground_page_works_in_headless_chromium() {
         text(&out.stdout)
     );
 }
+
+/// `--texture` binds a PNG the user gives, `--mesh` reads an OBJ file; a bad one of each is
+/// an error with exit 1 and no picture.
+#[test]
+fn preview_takes_a_texture_and_an_obj_mesh() {
+    let dir = scratch("preview-files");
+    // A 2x2 texture, all one colour: whatever the shader samples is that colour.
+    let tex = dir.join("red.png");
+    {
+        let mut e = png::Encoder::new(std::fs::File::create(&tex).unwrap(), 2, 2);
+        e.set_color(png::ColorType::Rgba);
+        e.set_depth(png::BitDepth::Eight);
+        e.write_header()
+            .unwrap()
+            .write_image_data(&[200, 40, 10, 255].repeat(4))
+            .unwrap();
+    }
+    let frag = fixture("glsl/gl_textured.frag.spv");
+    let out = dir.join("tex.png");
+    let binding = format!("0={}", tex.display());
+    let o = retro(&[
+        "preview",
+        frag.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "8x8",
+        "--texture",
+        &binding,
+        "--uniform",
+        "tint=1,1,1,1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (_, _, px) = pixels(&out);
+    let centre = &px[(4 * 8 + 4) * 4..(4 * 8 + 4) * 4 + 4];
+    // gl_textured is texel * vColor * tint; vColor holds the quad's coordinates (u, v, 0, 1),
+    // so the centre is about (0.78 u, 0.16 v, 0) of the red texel: red, a little green, no
+    // blue, where the built-in checkerboard would be grey or white.
+    assert!(
+        centre[0] > 80 && centre[1] < 40 && centre[2] < 5,
+        "{centre:?}"
+    );
+    // An OBJ triangle covering the middle of the picture, drawn by a vertex shader.
+    let obj = dir.join("tri.obj");
+    std::fs::write(
+        &obj,
+        "v -0.9 -0.9 0\nv 0.9 -0.9 0\nv 0 0.9 0\nvn 0 0 1\nf 1//1 2//1 3//1\n",
+    )
+    .unwrap();
+    let vert = fixture("glsl/mvp_color.vert.spv");
+    let o = retro(&[
+        "preview",
+        vert.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "16x16",
+        "--mesh",
+        obj.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (_, _, px) = pixels(&out);
+    let at = |x: usize, y: usize| px[(y * 16 + x) * 4..(y * 16 + x) * 4 + 4].to_vec();
+    assert_ne!(
+        at(8, 10),
+        at(0, 0),
+        "the triangle covers the middle, not the corner"
+    );
+    // A broken OBJ, an oversized PNG header: refused, no file.
+    std::fs::write(&obj, "v 0 0 0\nf 1 2 3\n").unwrap();
+    let none = dir.join("none.png");
+    let o = retro(&[
+        "preview",
+        vert.to_str().unwrap(),
+        "-o",
+        none.to_str().unwrap(),
+        "--mesh",
+        obj.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("OBJ line 2"),
+        "{}",
+        text(&o.stderr)
+    );
+    {
+        let mut e = png::Encoder::new(std::fs::File::create(&tex).unwrap(), 5000, 1);
+        e.set_color(png::ColorType::Grayscale);
+        e.write_header()
+            .unwrap()
+            .write_image_data(&vec![0; 5000])
+            .unwrap();
+    }
+    let o = retro(&[
+        "preview",
+        frag.to_str().unwrap(),
+        "-o",
+        none.to_str().unwrap(),
+        "--texture",
+        &binding,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("at most 4096"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!none.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -153,7 +153,11 @@ impl<'a> Loaded<'a> {
         // Uniforms: identity matrices unless given, then what the user gave.
         for u in &r.uniforms {
             if u.type_name.starts_with("mat") {
-                let cols: usize = u.type_name[3..4].parse().unwrap_or(4);
+                let cols: usize = u
+                    .type_name
+                    .get(3..4)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(4);
                 let start = number(&u.register).unwrap_or(0);
                 for k in 0..u.count as usize {
                     let lane = (k % cols) + usize::from(u.component);
@@ -171,7 +175,7 @@ impl<'a> Loaded<'a> {
             let Some(start) = number(&u.register) else {
                 continue;
             };
-            let capacity = u.count as usize * 4 - usize::from(u.component);
+            let capacity = (u.count as usize * 4).saturating_sub(usize::from(u.component));
             if floats.len() > capacity {
                 return Err(Error::Usage(format!(
                     "uniform `{name}` ({}) holds {capacity} floats; {} were given",

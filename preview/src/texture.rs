@@ -68,16 +68,17 @@ pub fn load_png(bytes: &[u8]) -> Result<Image, Error> {
     let mut reader = decoder
         .read_info()
         .map_err(|e| Error::Usage(format!("not a PNG image: {e}")))?;
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader
-        .next_frame(&mut buf)
-        .map_err(|e| Error::Usage(format!("the PNG image does not decode: {e}")))?;
-    let (w, h) = (info.width, info.height);
-    if u64::from(w) * u64::from(h) > 4096 * 4096 {
+    // The size from the header, before any pixel memory is taken.
+    let (w, h) = (reader.info().width, reader.info().height);
+    if w > 4096 || h > 4096 {
         return Err(Error::Usage(format!(
             "the image is {w}×{h}; textures are at most 4096×4096"
         )));
     }
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| Error::Usage(format!("the PNG image does not decode: {e}")))?;
     let channels = info.color_type.samples();
     let texels = buf[..info.buffer_size()]
         .chunks(channels)

@@ -248,18 +248,16 @@ impl<'a> Hooks<'a> for Selector<'a> {
         self.plan(b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
-            // The splat of an output applies to its own instruction only.
-            self.splat = false;
         }
     }
 
     fn test(&mut self, b: BlockId, cond: &mir::Operand, _then: BlockId, _otherwise: BlockId) {
-        self.splat = false;
+        self.fresh();
         self.branch_test(b, cond);
     }
 
     fn ret(&mut self, _b: BlockId, values: &[mir::Operand]) {
-        self.splat = false;
+        self.fresh();
         for (slot, v) in self.outputs.iter().zip(values) {
             let Some(slot) = slot else { continue };
             if self.outputs_at.contains_key(&v.value) {
@@ -280,6 +278,14 @@ impl<'a> Hooks<'a> for Selector<'a> {
 }
 
 impl Selector<'_> {
+    /// Forgets the placement of the instruction selected last (the lane its result lands
+    /// in, a broadcast): each MIR instruction and each terminator starts from none.
+    fn fresh(&mut self) {
+        self.lane = 0;
+        self.shift_count = 1;
+        self.splat = false;
+    }
+
     /// Values an `EmitVertex` alone reads that can be computed straight into their output
     /// register: whole values, computed in the emit's block after the EMIT before it (so no
     /// EMIT runs between their computation and theirs).
@@ -328,7 +334,6 @@ impl Selector<'_> {
     /// SETEMIT, every output written from its current value (unless computed there
     /// already), EMIT.
     fn emit_vertex(&mut self, i: mir::InstId, values: &[mir::Operand]) {
-        self.splat = false;
         let Some(&setemit) = self.emits.get(&i) else {
             self.error(self.span, "internal: an EmitVertex without its SETEMIT");
             return;
@@ -728,9 +733,7 @@ impl Selector<'_> {
         let inst = self.f.insts[i].clone();
         let span = inst.span;
         self.span = span;
-        self.lane = 0;
-        self.shift_count = 1;
-        self.splat = false;
+        self.fresh();
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill => self.error(span, "discard in a vertex program"),

@@ -7,7 +7,7 @@ use clap::{ArgAction, Parser};
 use spv2retro::cli::args::{Common, Pica};
 use spv2retro::cli::driver::{self, Target};
 
-/// Compile a vertex shader (SPIR-V, SPIR-V assembly, GLSL or WGSL) to a PICA200 program
+/// Compile a vertex or geometry shader (SPIR-V, SPIR-V assembly, GLSL or WGSL) to a PICA200 program
 /// (.shbin) for the Nintendo 3DS; or assemble and link picasso sources, as picasso does,
 /// with compiled shaders among them.
 #[derive(Parser, Debug)]

@@ -62,7 +62,11 @@ fn diagnostic(severity: &str, rule: &str, message: &str, at: Option<(usize, usiz
 
 /// The 1-based line and column of byte `offset` in `text`.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
@@ -557,5 +561,8 @@ mod tests {
         assert_eq!(position("shader:3:14"), Some((3, 14)));
         assert_eq!(position("a:b:3:1"), Some((3, 1)));
         assert_eq!(line_column("ab\ncd\nef", 7), (3, 2));
+        // An offset inside a character, or past the end, is never a panic.
+        assert_eq!(line_column("é\nx", 1), (1, 1));
+        assert_eq!(line_column("ab", 99), (1, 3));
     }
 }

@@ -107,6 +107,11 @@ impl Lowerer<'_> {
     /// vertex, each placed as a vertex program's input would be, tagged with its vertex.
     pub(super) fn geometry_input(&mut self, inst: &Inst, id: Word, ty: Word) -> Storage {
         let vertices = self.geometry.map_or(1, |g| g.input.vertices());
+        // A built-in of the whole primitive (gl_PrimitiveIDIn, gl_InvocationID): reading one
+        // is an error there, as for any built-in input the targets lack.
+        if let Some(b) = self.decor.builtin(id, None) {
+            return Storage::BuiltinInput(b);
+        }
         let Shape::Array { element, len } = shape(self.types(), ty) else {
             self.error(
                 rule::INTERFACE,
