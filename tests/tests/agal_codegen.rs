@@ -333,9 +333,41 @@ fn limit_constants_at_the_boundary() {
     );
 }
 
+/// Seven products of three attributes, summed in one order and multiplied in the other:
+/// with the sum, eight temporaries are live at once, whatever the order.
+fn eight_live_values() -> Module {
+    let mut m = module(mir::Stage::Vertex);
+    let inputs: Vec<Value> = (0..8).map(|l| input(&mut m, l)).collect();
+    let products: Vec<Value> = (0..7)
+        .map(|k| {
+            // Three factors: a product of a temporary, which is not computed again at
+            // its readers to save registers (rematerialisation is one instruction deep).
+            let (a, b, c) = (inputs[k], inputs[(k + 1) % 8], inputs[(k + 2) % 8]);
+            let ab = ins(&mut m, Op::Mul, vec![Operand::new(a), Operand::new(b)], 4);
+            ins(&mut m, Op::Mul, vec![Operand::new(ab), Operand::new(c)], 4)
+        })
+        .collect();
+    let mut sum = products[0];
+    for &p in &products[1..] {
+        sum = ins(&mut m, Op::Add, vec![Operand::new(sum), Operand::new(p)], 4);
+    }
+    let mut product = products[6];
+    for &p in products[..6].iter().rev() {
+        product = ins(
+            &mut m,
+            Op::Mul,
+            vec![Operand::new(product), Operand::new(p)],
+            4,
+        );
+    }
+    output(&mut m, None, Some(BuiltIn::Position), 4);
+    output(&mut m, Some(0), None, 4);
+    finish(m, vec![sum, product])
+}
+
 #[test]
 fn limit_temporaries() {
-    let m = fixture("builtins.vert.spv");
+    let m = eight_live_values();
     let e = rejected(&m, &options(Profile::BaselineConstrained));
     assert!(
         e.contains("temporaries here; the baselineConstrained profile has 7 (vt0 to vt6)"),
@@ -1110,8 +1142,8 @@ fn matrix_rows_are_one_matrix_instruction() {
     let mut rng = Rng(0x3a7);
     for (width, rows, relative, expect) in [
         (4, 4, false, "m44 op, va0, vc4\n"),
-        (4, 3, false, "m34 vtN.xyz, va0, vc4\n"),
-        (3, 3, false, "m33 vtN.xyz, va0.xyzz, vc4\n"),
+        (4, 3, false, "m34 op.xyz, va0, vc4\n"),
+        (3, 3, false, "m33 op.xyz, va0.xyzz, vc4\n"),
         (4, 4, true, "m44 op, va0, vc[va1.x+4]\n"),
     ] {
         let m = matrix_rows(width, rows, relative);

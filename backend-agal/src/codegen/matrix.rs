@@ -34,11 +34,12 @@ impl MatrixPlan {
 }
 
 /// The plan for the construct with these operands, if its first lanes are rows of a
-/// uniform matrix times one vector.
-pub fn plan(f: &Function, args: &[Operand], uses: &HashMap<Value, usize>) -> Option<MatrixPlan> {
+/// uniform matrix times one vector; `accept`: whether a dot product may be fused into the
+/// matrix instruction (read by the construct alone, or also after it, from its lanes).
+pub fn plan(f: &Function, args: &[Operand], accept: impl Fn(Value) -> bool) -> Option<MatrixPlan> {
     let mut rows: Vec<(Value, Operand, u32, Option<Operand>, u8)> = Vec::new();
     for (i, a) in args.iter().enumerate().take(4) {
-        let Some(row) = dot_row(f, a, uses) else {
+        let Some(row) = dot_row(f, a, &accept) else {
             break;
         };
         if let Some(first) = rows.first() {
@@ -83,8 +84,9 @@ pub fn plan_padded(
     if args.len() != 2 {
         return None;
     }
-    let a = dot_row(f, &args[0], uses)?;
-    let b = dot_row(f, &args[1], uses)?;
+    let once = |v: Value| uses.get(&v) == Some(&1);
+    let a = dot_row(f, &args[0], &once)?;
+    let b = dot_row(f, &args[1], &once)?;
     let consecutive = a.1 == b.1 && b.2 == a.2 + 1 && a.3.is_none() && b.3.is_none();
     (consecutive && a.4 == 4 && b.4 == 4).then(|| MatrixPlan {
         op: Opcode::M44,
@@ -96,13 +98,14 @@ pub fn plan_padded(
 }
 
 /// For a construct lane that reads a dot product of a vector with a whole uniform register
-/// (read once): the dot's value, the vector, the register, its dynamic index and the width.
+/// (one `accept`ed): the dot's value, the vector, the register, its dynamic index and the
+/// width.
 fn dot_row(
     f: &Function,
     a: &Operand,
-    uses: &HashMap<Value, usize>,
+    accept: &impl Fn(Value) -> bool,
 ) -> Option<(Value, Operand, u32, Option<Operand>, u8)> {
-    if a.neg || a.abs || a.swizzle.lane(0) != 0 || uses.get(&a.value) != Some(&1) {
+    if a.neg || a.abs || a.swizzle.lane(0) != 0 || !accept(a.value) {
         return None;
     }
     let ValueDef::Inst(id, _) = f.values[a.value].def else {

@@ -110,13 +110,29 @@ pub fn select(
     let mut matrices = HashMap::default();
     let mut padded = HashMap::default();
     let mut fused = HashSet::default();
+    let mut shared = HashMap::default();
+    let readers = readers(f);
     for &b in &f.layout {
-        for &i in &f.blocks[b].insts {
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
             if inst.op != Op::Construct {
                 continue;
             }
-            if let (Some(r), Some(plan)) = (inst.result(), matrix::plan(f, &inst.args, &uses)) {
+            // A dot product read again after the construct is read from the matrix
+            // instruction's result: `m44` and a swizzle instead of four `dp4` and moves.
+            let accept = |d: Value| {
+                uses.get(&d) == Some(&1)
+                    || readers.get(&d).is_some_and(|at| {
+                        at.iter()
+                            .all(|&(rb, rpos)| rb != b || rpos == pos || rpos > pos)
+                    })
+            };
+            if let (Some(r), Some(plan)) = (inst.result(), matrix::plan(f, &inst.args, accept)) {
+                for (lane, &d) in plan.dots.iter().enumerate() {
+                    if uses.get(&d) != Some(&1) {
+                        shared.insert(d, (r, lane as u8));
+                    }
+                }
                 fused.extend(plan.dots.iter().copied());
                 matrices.insert(r, plan);
             } else if let (Some(r), Some(plan)) =
@@ -139,6 +155,7 @@ pub fn select(
         errors: Vec::new(),
         span: Span::default(),
         outputs_at: HashMap::default(),
+        output_constructs: HashMap::default(),
         places: HashMap::default(),
         constant_copies: Vec::new(),
         chains: Chains::default(),
@@ -146,6 +163,7 @@ pub fn select(
         packs: Packs::default(),
         matrices,
         fused,
+        shared,
         uses,
         sampler_uses: HashMap::default(),
         pack_lanes,
@@ -175,6 +193,9 @@ struct Selector<'a> {
     span: Span,
     /// Values computed straight into an output.
     outputs_at: HashMap<Value, Place>,
+    /// Vectors built piece by piece straight into a varying or `op` (each piece writes its
+    /// lanes of the output; no temporary and no copy after).
+    output_constructs: HashMap<Value, OutputReg>,
     /// Values of the current block computed straight into a construct's lanes.
     places: HashMap<Value, Place>,
     /// Constant registers copied into a temporary in the current block (for Flash's one
@@ -192,6 +213,9 @@ struct Selector<'a> {
     matrices: HashMap<Value, MatrixPlan>,
     /// Dot products those instructions compute.
     fused: HashSet<Value>,
+    /// Those of them read again after the construct: the construct and the lane they are
+    /// read from.
+    shared: HashMap<Value, (Value, u8)>,
     /// How many times each value is read.
     uses: HashMap<Value, usize>,
     /// Each sampler register's flags at its first use (#3696).
@@ -218,7 +242,11 @@ impl<'a> Hooks<'a> for Selector<'a> {
     /// MIR operand `op` in a plain virtual register (a move when it is anything else).
     fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
         let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
-        if plain && !self.packs.contains(op.value) && is_computed(self.f, op.value) {
+        if plain
+            && !self.packs.contains(op.value)
+            && !self.shared.contains_key(&op.value)
+            && is_computed(self.f, op.value)
+        {
             return self.vreg(op.value);
         }
         let n = self.f.ty(op.value).lanes;
@@ -254,7 +282,9 @@ impl<'a> Hooks<'a> for Selector<'a> {
             let Some(Some(out)) = self.iface.outputs.get(k).copied() else {
                 continue;
             };
-            if self.outputs_at.contains_key(&v.value) {
+            if self.outputs_at.contains_key(&v.value)
+                || self.output_constructs.contains_key(&v.value)
+            {
                 continue;
             }
             // The output's lanes, read through the operand's swizzle (a vec3 returned as a
@@ -360,6 +390,9 @@ impl Selector<'_> {
             // A vector whose lanes the construct keeps where they are starts the chain.
             let base = self.base_of(c, &inst.args, matrix_lanes, first_piece, &here);
             let rest = self.groups(c, &inst.args, base).len();
+            if base.is_none() {
+                self.adopt_output_construct(c, inst.args.len(), rest);
+            }
             let pieces = placed.len() + usize::from(matrix_lanes > 0) + rest;
             let prev = base.map(|v| self.vreg(v));
             if pieces == 0 {
@@ -381,6 +414,8 @@ impl Selector<'_> {
             exclude.extend(self.chains.iter().filter_map(|c| c.extra));
             exclude.extend(self.fused.iter().copied());
             exclude.extend(self.outputs_at.keys().copied());
+            exclude.extend(self.output_constructs.keys().copied());
+            exclude.extend(self.shared.values().map(|&(c, _)| c));
             self.packs
                 .plan(f, b, &exclude, |op, _| writes_any_lanes(op));
         }
@@ -461,6 +496,35 @@ impl Selector<'_> {
         }
     }
 
+    /// A vector of `lanes` lanes built from pieces (`groups` of them moved in by the
+    /// construct itself) that the end of the program alone reads, in a block that runs
+    /// once, into a varying or `op`: built straight into the output. Flash tracks those
+    /// lane by lane (#3633, #3635), so the pieces may write it in several instructions; the
+    /// colour output must be written at once (#3701, #3744) and keeps its copy. Lanes the
+    /// vector does not have are padded by the construct's last move, so there must be one.
+    fn adopt_output_construct(&mut self, c: Value, lanes: usize, groups: usize) {
+        let returned = returned_once(self.f, &self.m.outputs, &self.uses, &self.regions);
+        let Some((k, ..)) = returned.into_iter().find(|(_, v, _)| v.value == c) else {
+            return;
+        };
+        let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
+            return;
+        };
+        let lane_wise_output = matches!(slot.reg, RegType::Varying)
+            || (slot.reg == RegType::Output && self.iface.stage == Stage::Vertex);
+        let covered = lanes == slot.mask.bits().count_ones() as usize || groups > 0;
+        let shared = self.matrices.get(&c).is_some_and(|p| self.is_shared(p));
+        if lane_wise_output && covered && !shared && !self.outputs_at.contains_key(&c) {
+            self.output_constructs.insert(c, slot);
+        }
+    }
+
+    /// Whether a matrix instruction's lanes are read again after its construct (which then
+    /// needs a register of its own).
+    fn is_shared(&self, plan: &MatrixPlan) -> bool {
+        plan.dots.iter().any(|d| self.shared.contains_key(d))
+    }
+
     /// Values that the end of the program alone reads and one instruction computes, in a
     /// block that runs once: computed straight into their output.
     fn output_places(&self) -> HashMap<Value, Place> {
@@ -470,10 +534,9 @@ impl Selector<'_> {
                 continue;
             };
             let single = match def.op {
-                Op::Construct => self
-                    .matrices
-                    .get(&v.value)
-                    .is_some_and(|p| p.op == Opcode::M44 && def.args.len() == 4),
+                Op::Construct => self.matrices.get(&v.value).is_some_and(|p| {
+                    p.op == Opcode::M44 && def.args.len() == 4 && !self.is_shared(p)
+                }),
                 Op::Sample { proj, kind, .. } => !proj && kind != SampleKind::Lod,
                 Op::Dph => true,
                 op => writes_any_lanes(op),
@@ -635,6 +698,9 @@ impl Selector<'_> {
 
     /// Where value `v` is read from, and the register lane of its lane 0.
     fn location(&mut self, v: Value) -> (VSrc, u8) {
+        if let Some(&(c, lane)) = self.shared.get(&v) {
+            return (VSrc::Temp(self.vreg(c)), lane);
+        }
         if let Some((r, offset)) = self.packs.read(v) {
             return (VSrc::Temp(r), offset);
         }
@@ -835,6 +901,9 @@ impl Selector<'_> {
 
     /// The next piece of the vector `c`, writing `mask`.
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
+        if let Some(out) = self.output_constructs.get(&c) {
+            return VDst::Reg(out.reg, out.index, mask);
+        }
         match self.chains.next(c, &mut self.code, &mut self.vregs) {
             Some(piece) => dst(piece, mask),
             None => {
@@ -1295,7 +1364,7 @@ impl Selector<'_> {
             let constant = matches!(self.f.def_inst(a.value).map(|d| d.op), Some(Op::Const(_)));
             let key = (!constant).then_some(mir::Operand {
                 swizzle: mir::Swizzle::IDENTITY,
-                ..*a
+                ..self.canonical(a)
             });
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, lanes)) => lanes.push(l),
@@ -1303,6 +1372,19 @@ impl Selector<'_> {
             }
         }
         groups
+    }
+
+    /// A scalar lane of a matrix instruction's result read as the lane of that result, so
+    /// that lanes of one matrix product are moved together (`mov v1.xy, vt0.zw`).
+    fn canonical(&self, a: &mir::Operand) -> mir::Operand {
+        match self.shared.get(&a.value) {
+            Some(&(c, lane)) => mir::Operand {
+                value: c,
+                swizzle: mir::Swizzle([lane + a.swizzle.lane(0); 4]),
+                ..*a
+            },
+            None => *a,
+        }
     }
 
     /// A vector from lanes: the matrix instruction's lanes, the lanes computed in place and
@@ -1334,15 +1416,37 @@ impl Selector<'_> {
                 }),
             });
         }
-        for (key, lanes) in self.groups(r, args, base) {
+        let groups = self.groups(r, args, base);
+        let last = groups.len().saturating_sub(1);
+        // Built straight into an output with more lanes than the vector: the last move
+        // also writes them, repeating its last lane (any value will do; Flash wants them
+        // written).
+        let pad: Vec<usize> = match self.output_constructs.get(&r) {
+            Some(out) => (args.len()..4)
+                .filter(|&l| out.mask.bits() & (1 << l) != 0)
+                .collect(),
+            None => Vec::new(),
+        };
+        for (g, (key, mut lanes)) in groups.into_iter().enumerate() {
+            let own = lanes.clone();
+            if g == last {
+                lanes.extend(&pad);
+            }
             let mask = Mask::from_bits_truncate(lanes.iter().fold(0u8, |m, &l| m | 1 << l));
             let positions: Positions =
                 std::array::from_fn(|p| lanes.contains(&p).then_some(p as u8));
+            let source_lane = |l: usize| {
+                if l < args.len() {
+                    l
+                } else {
+                    own[own.len() - 1]
+                }
+            };
             match key {
                 Some(k) => {
                     let mut sw = [0u8; 4];
                     for &l in &lanes {
-                        sw[l] = args[l].swizzle.lane(0);
+                        sw[l] = self.canonical(&args[source_lane(l)]).swizzle.lane(0);
                     }
                     let op = mir::Operand {
                         swizzle: mir::Swizzle(sw),
@@ -1365,7 +1469,9 @@ impl Selector<'_> {
                 }
                 None => {
                     let want = std::array::from_fn(|p| {
-                        lanes.contains(&p).then(|| self.const_lane(&args[p]))
+                        lanes
+                            .contains(&p)
+                            .then(|| self.const_lane(&args[source_lane(p)]))
                     });
                     let (reg, swizzle) = self.pool.place(want);
                     let dst = self.piece(r, mask);
@@ -1556,4 +1662,21 @@ fn set_op(c: CmpOp, x: mir::Operand, y: mir::Operand) -> (Opcode, mir::Operand, 
         CmpOp::Eq => (Opcode::Seq, x, y),
         CmpOp::Ne => (Opcode::Sne, x, y),
     }
+}
+
+/// Where each value is read: its readers' blocks and positions (`usize::MAX` for the
+/// terminator).
+fn readers(f: &Function) -> HashMap<Value, Vec<(BlockId, usize)>> {
+    let mut at: HashMap<Value, Vec<(BlockId, usize)>> = HashMap::default();
+    for &b in &f.layout {
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
+            for a in &f.insts[i].args {
+                at.entry(a.value).or_default().push((b, pos));
+            }
+        }
+        for a in f.blocks[b].term.operands() {
+            at.entry(a.value).or_default().push((b, usize::MAX));
+        }
+    }
+    at
 }
