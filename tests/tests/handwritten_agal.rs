@@ -33,9 +33,9 @@ struct Rng(u64);
 
 impl Rng {
     fn new(name: &str) -> Rng {
-        let seed = name
-            .bytes()
-            .fold(0x9e37_79b9_7f4a_7c15u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let seed = name.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
         Rng(seed)
     }
 
@@ -106,7 +106,8 @@ fn number(register: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
-/// One case's per-draw values, by uniform name.
+/// One case's per-draw values, by uniform name (a `// @uniform` line's ranges are per lane of
+/// a register, or one for all).
 fn draw_values(setup: &Setup, rng: &mut Rng) -> Vec<(String, Vec<f32>)> {
     setup
         .uploads
@@ -124,9 +125,6 @@ fn draw_values(setup: &Setup, rng: &mut Rng) -> Vec<(String, Vec<f32>)> {
         .collect()
 }
 
-/// A `// @uniform` range list covers one register (per lane) or gives one range for all;
-/// `range_at(…, i % 4)` above reads it per lane.
-///
 /// The original's constant registers: garbage, the fixed uploads, the per-draw values.
 fn original_constants(setup: &Setup, values: &[(String, Vec<f32>)]) -> Vec<Vec4> {
     let mut c = vec![[GARBAGE; 4]; 256];
@@ -161,7 +159,10 @@ fn compiled_constants(
         let start = number(&u.register).ok_or_else(|| format!("uniform in {}", u.register))?;
         let capacity = u.count as usize * 4 - usize::from(u.component);
         if floats.len() > capacity {
-            return Err(format!("uniform `{name}` holds {capacity} floats, not {}", floats.len()));
+            return Err(format!(
+                "uniform `{name}` holds {capacity} floats, not {}",
+                floats.len()
+            ));
         }
         for (i, &f) in floats.iter().enumerate() {
             let at = start * 4 + usize::from(u.component) + i;

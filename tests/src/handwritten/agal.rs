@@ -270,8 +270,8 @@ pub fn originals() -> Vec<Original> {
             let original = dir.join(format!("{program}.agalasm"));
             let text = std::fs::read_to_string(&original)
                 .unwrap_or_else(|e| panic!("{}: {e}", original.display()));
-            let setup =
-                Setup::parse(&text, stage).unwrap_or_else(|e| panic!("{}: {e}", original.display()));
+            let setup = Setup::parse(&text, stage)
+                .unwrap_or_else(|e| panic!("{}: {e}", original.display()));
             let mut o = Original {
                 reference: Reference {
                     name: program.to_string(),
