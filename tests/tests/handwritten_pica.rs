@@ -149,23 +149,31 @@ fn check(program: &Program) -> Result<(), String> {
         .collect();
     inputs.extend(original_inputs(hand_dvle));
 
-    // What to compare: every attribute component the original's output map has, and the
-    // lanes of its `dummy` outputs against the rewrite's outputs of the given names.
+    // What to compare: every attribute component the original's output map has, or, for a
+    // program feeding a geometry program, every lane of its output registers against the
+    // rewrite's outputs of the given names.
     let hand_map = attribute_components(&hand_dvle.outputs);
     let ours_map = attribute_components(&ours_dvle.outputs);
     let mut pairs: Vec<(String, (usize, usize), (usize, usize))> = Vec::new();
     for (&(semantic, n), &at) in &hand_map {
+        if program
+            .by_register
+            .iter()
+            .any(|&(r, _)| usize::from(r) == at.0)
+        {
+            continue;
+        }
         let theirs = ours_map
             .get(&(semantic, n))
             .ok_or_else(|| format!("the rewrite has no {semantic} component {n}"))?;
         pairs.push((format!("{semantic}[{n}]"), at, *theirs));
     }
-    for &(reg, name) in program.dummies {
+    for &(reg, name) in program.by_register {
         let entry = hand_dvle
             .outputs
             .iter()
-            .find(|o| o.reg == reg && o.semantic == Semantic::Dummy)
-            .ok_or_else(|| format!("the original has no dummy output o{reg}"))?;
+            .find(|o| o.reg == reg)
+            .ok_or_else(|| format!("the original has no output o{reg}"))?;
         let out = compiled
             .reflection
             .outputs

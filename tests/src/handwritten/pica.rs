@@ -29,10 +29,11 @@ pub struct Program {
     /// The DVLE of the set's `picasso.shbin` that holds the program (a set that also has a
     /// geometry program holds two).
     pub dvle: usize,
-    /// Outputs the original declares `dummy` (a vertex program feeding a geometry program):
-    /// no semantic to compare by, so each original register is compared lane by lane with the
-    /// rewrite's output of this name (`gl_Position` or a GLSL output variable).
-    pub dummies: &'static [(u8, &'static str)],
+    /// For a vertex program feeding a geometry program (whose registers pass whole, whatever
+    /// their semantics, `dummy` included): each original output register, compared lane by
+    /// lane (its output-table mask) with the rewrite's output of this name (`gl_Position` or
+    /// a GLSL output variable). Other programs are compared by semantic.
+    pub by_register: &'static [(u8, &'static str)],
     /// A compiler bug the rewrite shows (the simulator check reports it without failing).
     pub known_compiler_bug: Option<&'static str>,
     /// Why the simulator cannot run the original, if it cannot (the check is skipped).
@@ -56,7 +57,7 @@ const fn program(
         set,
         source,
         dvle: 0,
-        dummies: &[],
+        by_register: &[],
         known_compiler_bug: None,
         original_unrunnable: None,
         dummy_locations: &[],
@@ -113,14 +114,17 @@ pub const PROGRAMS: &[Program] = &[
         "devkitPro+3ds-examples/graphics-gpu-normal_mapping-source-vshader",
         "01-vshader.v.pica",
     ),
-    program(
-        "3ds-examples/geoshader",
-        "geoshader.vert",
-        "devkitPro+3ds-examples/graphics-gpu-geoshader-source-program",
-        "01-program.v.pica",
-    ),
     Program {
-        dummies: &[(2, "outval")],
+        by_register: &[(0, "gl_Position"), (1, "outclr")],
+        ..program(
+            "3ds-examples/geoshader",
+            "geoshader.vert",
+            "devkitPro+3ds-examples/graphics-gpu-geoshader-source-program",
+            "01-program.v.pica",
+        )
+    },
+    Program {
+        by_register: &[(0, "gl_Position"), (1, "outtc0"), (2, "outval")],
         ..program(
             "3ds-examples/loop_subdivision",
             "loop_subdivision.vert",
@@ -129,7 +133,7 @@ pub const PROGRAMS: &[Program] = &[
         )
     },
     Program {
-        dummies: &[
+        by_register: &[
             (0, "gl_Position"),
             (1, "oAttrib"),
             (2, "oMatrix0"),
@@ -284,7 +288,13 @@ pub const PROGRAMS: &[Program] = &[
         "01-main.v.pica",
     ),
     Program {
-        dummies: &[(3, "out_rot")],
+        by_register: &[
+            (0, "gl_Position"),
+            (1, "out_tc0"),
+            (2, "out_col"),
+            (3, "out_rot"),
+        ],
+        dummy_locations: &[1],
         ..program(
             "mgba/uishader",
             "mgba_uishader.vert",
