@@ -51,9 +51,12 @@ impl Rng {
     }
 }
 
+/// An output register and one of its lanes.
+type Lane = (usize, usize);
+
 /// libctru's output map: which (register, lane) each rasterizer attribute component comes
 /// from. The `n`-th component of a semantic is the `n`-th lane of its entry's mask.
-fn attribute_components(outputs: &[Output]) -> BTreeMap<(&'static str, u8), (usize, usize)> {
+fn attribute_components(outputs: &[Output]) -> BTreeMap<(&'static str, u8), Lane> {
     let mut map = BTreeMap::new();
     for o in outputs {
         let count = match o.semantic {
@@ -154,7 +157,7 @@ fn check(program: &Program) -> Result<(), String> {
     // rewrite's outputs of the given names.
     let hand_map = attribute_components(&hand_dvle.outputs);
     let ours_map = attribute_components(&ours_dvle.outputs);
-    let mut pairs: Vec<(String, (usize, usize), (usize, usize))> = Vec::new();
+    let mut pairs: Vec<(String, Lane, Lane)> = Vec::new();
     for (&(semantic, n), &at) in &hand_map {
         if program
             .by_register

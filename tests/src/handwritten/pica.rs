@@ -5,7 +5,7 @@
 //! (that folder's README lists each with its original and licence, and the programs left out).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use backend_pica::decode;
 use backend_pica::inst::Inst;
@@ -387,12 +387,4 @@ pub fn hand_instructions(shbin_bytes: &[u8], dvle: usize) -> usize {
         }
     }
     words.len()
-}
-
-/// A path relative to the repository, for reports.
-pub fn relative(path: &Path) -> String {
-    let root = fixtures("");
-    path.strip_prefix(&root)
-        .map(|p| format!("tests/fixtures/{}", p.display()))
-        .unwrap_or_else(|_| path.display().to_string())
 }
