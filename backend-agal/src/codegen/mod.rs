@@ -36,6 +36,7 @@ pub mod vinst;
 use machine::retry::{self, Fitted, Policy};
 
 pub use machine::retry::Packing;
+use mir::func::Structure;
 use mir::{Diagnostic, Diagnostics, Module};
 
 use crate::disasm;
@@ -46,6 +47,7 @@ use crate::operand::RegType;
 use crate::program::Program;
 use crate::sampler::Sampler;
 use crate::validate::validate;
+use prepare::Ifs;
 
 pub use interface::{Interface, OutputReg};
 pub use link::{check_link, check_program_pair};
@@ -141,7 +143,7 @@ pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics
     let module = linked.as_ref().unwrap_or(module);
     let (completed, _) = required::complete(module).map_err(Diagnostics)?;
     let module = completed.as_ref().unwrap_or(module);
-    prepare::prepare(module, options.profile, false)
+    prepare::prepare(module, options.profile, Ifs::Small)
         .map(|p| p.module)
         .map_err(Diagnostics)
 }
@@ -163,19 +165,39 @@ impl From<Diagnostics> for Failure {
 }
 
 /// Compiles a vertex or fragment module.
+///
+/// An AGAL 2 or 3 program with `if`s is compiled twice, small `if`s flattened and only those
+/// that compute nothing, and the shorter program is kept (the first on a tie): whether a
+/// branch beats selects depends on what both arms cost, which the count says best.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
-    match compile_once(module, options, false) {
+    let first = match compile_once(module, options, Ifs::Small) {
         Ok(c) => Ok(c),
-        Err(Failure::BreaksFlashRules(_, true)) => match compile_once(module, options, true) {
+        Err(Failure::BreaksFlashRules(_, true)) => match compile_once(module, options, Ifs::All) {
             Ok(c) => Ok(c),
             Err(Failure::BreaksFlashRules(d, _) | Failure::Refused(d)) => Err(d),
         },
         Err(Failure::BreaksFlashRules(d, _) | Failure::Refused(d)) => Err(d),
+    }?;
+    let has_ifs = module.function.layout.iter().any(|&b| {
+        matches!(
+            module.function.blocks[b].structure,
+            Some(Structure::If { .. })
+        )
+    });
+    if options.profile.version() >= Version::V2 && has_ifs && !first.flattened {
+        if let Ok(fewer) = compile_once(module, options, Ifs::Few) {
+            if !fewer.flattened
+                && fewer.program.instructions.len() < first.program.instructions.len()
+            {
+                return Ok(fewer);
+            }
+        }
     }
+    Ok(first)
 }
 
-/// One try of [`compile`]; `flatten` flattens every `if` of an AGAL 2 or 3 program.
-fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Compiled, Failure> {
+/// One try of [`compile`], with the `if`s `ifs` says flattened.
+fn compile_once(module: &Module, options: &Options, ifs: Ifs) -> Result<Compiled, Failure> {
     let profile = options.profile;
     let limits = profile.limits();
     interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
@@ -183,7 +205,7 @@ fn compile_once(module: &Module, options: &Options, flatten: bool) -> Result<Com
     let module = linked.as_ref().unwrap_or(module);
     let (completed, warnings) = required::complete(module).map_err(Diagnostics)?;
     let module = completed.as_ref().unwrap_or(module);
-    let prepared = prepare::prepare(module, profile, flatten).map_err(Diagnostics)?;
+    let prepared = prepare::prepare(module, profile, ifs).map_err(Diagnostics)?;
     let mut m = prepared.module.clone();
     let iface = interface::assign(&m, profile, &options.samplers).map_err(Diagnostics)?;
     let temps = usize::from(limits.temporaries);

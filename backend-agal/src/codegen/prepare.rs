@@ -42,15 +42,33 @@ pub struct Prepared {
     pub flattened: bool,
 }
 
+/// Which `if`s of an AGAL 2 or 3 program become selects (AGAL 1 has no branches: all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ifs {
+    /// Those whose arms hold at most six instructions together: the first try.
+    Small,
+    /// Only those whose arms compute nothing (a choice between values): the try that keeps
+    /// arms with work in them as branches, which is shorter when both arms are expensive
+    /// (`ifl`/`tex`/`els`/`tex`/`eif` against both reads, two compares and a blend).
+    Few,
+    /// All of them: the try after a branch broke Flash's rules for conditional blocks.
+    All,
+}
+
 /// AGAL's choices for the optimiser: its expansions, bools as floats, no multiply-add (AGAL
 /// has none), loops unrolled completely (no AGAL version has a loop instruction); with
-/// `branches` false (AGAL 1) every `if` becomes selects.
+/// `branches` false (AGAL 1) every `if` becomes selects, else those `ifs` says.
 pub fn passes(branches: bool) -> Options {
+    passes_with(if branches { Ifs::Small } else { Ifs::All })
+}
+
+/// [`passes`] with the `if`s that `ifs` says converted.
+pub fn passes_with(ifs: Ifs) -> Options {
     Options {
-        if_conversion: if branches {
-            IfConversion::UpTo(6)
-        } else {
-            IfConversion::All
+        if_conversion: match ifs {
+            Ifs::Small => IfConversion::UpTo(6),
+            Ifs::Few => IfConversion::UpTo(0),
+            Ifs::All => IfConversion::All,
         },
         unroll_trips: 256,
         unroll_budget: 2048,
@@ -82,20 +100,17 @@ pub fn passes(branches: bool) -> Options {
 
 /// Runs the pipeline and this back end's rewrites.
 ///
-/// With `flatten`, an AGAL 2 or 3 program has its `if`s flattened as for AGAL 1 (the
-/// compiler's second try when the program with branches broke one of Flash's rules).
-pub fn prepare(
-    module: &Module,
-    profile: Profile,
-    flatten: bool,
-) -> Result<Prepared, Vec<Diagnostic>> {
+/// `ifs` says which `if`s of an AGAL 2 or 3 program become selects ([`Ifs::All`]: the
+/// compiler's try when the program with branches broke one of Flash's rules).
+pub fn prepare(module: &Module, profile: Profile, ifs: Ifs) -> Result<Prepared, Vec<Diagnostic>> {
     let mut m = module.clone();
     let bool_registers = bool_uniforms(&mut m);
     let branches = profile.version() >= Version::V2;
-    let mut run = optimise(&m, branches && !flatten)?;
+    let flatten = ifs == Ifs::All;
+    let mut run = optimise(&m, if branches { ifs } else { Ifs::All })?;
     let mut flattened = branches && flatten;
     if branches && !flatten && needs_flattening(&run.function, profile) {
-        run = optimise(&m, false)?;
+        run = optimise(&m, Ifs::All)?;
         flattened = true;
     }
     let mut errors = loops(&run.function);
@@ -123,9 +138,9 @@ pub fn prepare(
     })
 }
 
-fn optimise(m: &Module, branches: bool) -> Result<Module, Vec<Diagnostic>> {
+fn optimise(m: &Module, ifs: Ifs) -> Result<Module, Vec<Diagnostic>> {
     let mut run = m.clone();
-    optimize_with(&mut run, &passes(branches)).map_err(|e| {
+    optimize_with(&mut run, &passes_with(ifs)).map_err(|e| {
         vec![Diagnostic::error(
             "agal.internal",
             format!("internal error (this is a bug): {e}"),

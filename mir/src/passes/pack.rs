@@ -115,6 +115,23 @@ fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
             def_at.insert(r, pos);
         }
     }
+    // Values the block's return alone reads, whole: both back ends compute those straight
+    // into their output register, where a packed one would need a move out of the pack.
+    let mut returned: HashSet<Value> = HashSet::default();
+    if let crate::func::Terminator::Return(values) = &f.blocks[b].term {
+        let uses = f.use_counts();
+        for v in values {
+            let lanes = f.ty(v.value).lanes;
+            if !v.neg
+                && !v.abs
+                && v.swizzle.is_identity(lanes)
+                && uses.get(&v.value) == Some(&1)
+                && def_at.contains_key(&v.value)
+            {
+                returned.insert(v.value);
+            }
+        }
+    }
     let mut taken = vec![false; insts.len()];
     let mut sunk = vec![false; insts.len()];
     let mut pinned: HashSet<Value> = HashSet::default();
@@ -123,7 +140,7 @@ fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
         let a = &f.insts[i];
         let Some(ra) = a.result() else { continue };
         let ta = f.ty(ra);
-        if taken[pos_i] || !packable(a.op) || ta.lanes >= 4 {
+        if taken[pos_i] || !packable(a.op) || ta.lanes >= 4 || returned.contains(&ra) {
             continue;
         }
         let last = insts.len().min(pos_i + 1 + WINDOW);
@@ -133,6 +150,9 @@ fn find_pairs(f: &Function, b: BlockId) -> Vec<Pair> {
                 continue;
             }
             let Some(rc) = c.result() else { continue };
+            if returned.contains(&rc) {
+                continue;
+            }
             let tc = f.ty(rc);
             if ta.kind != tc.kind || ta.lanes + tc.lanes > 4 {
                 continue;

@@ -2,7 +2,8 @@
 //! markdown table: its SPIR-V instruction count; PICA200 instructions, operand descriptors
 //! and constant registers; AGAL tokens, temporaries and constant registers (baseline
 //! profile, or standard where baseline refuses it); and the hand-written count where a
-//! library or example ships the same shader in assembly.
+//! library or example ships the same shader in assembly. Then the hand-written reference set
+//! (`tests::handwritten`): each public hand-written program against its GLSL rewrite.
 
 use spv2retro::{Options, Profile, Source, Stage, compile};
 
@@ -128,6 +129,8 @@ fn main() {
     for row in rows {
         println!("{row}");
     }
+    println!();
+    println!("{}", tests::handwritten::table(&tests::handwritten::all()));
 }
 
 /// The rule of an error's first diagnostic (`pica.limit`), for a table cell.

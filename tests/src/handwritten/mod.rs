@@ -70,3 +70,68 @@ pub fn all() -> Vec<Reference> {
     all.extend(agal::references());
     all
 }
+
+/// One reference measured: hand-written and compiled instruction counts.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub name: String,
+    pub target: Target,
+    pub hand: usize,
+    pub compiled: usize,
+}
+
+/// Compiles every reference and counts.
+pub fn measure(refs: &[Reference]) -> Vec<Measured> {
+    refs.iter()
+        .map(|r| Measured {
+            name: r.name.clone(),
+            target: r.target,
+            hand: r.hand_instructions,
+            compiled: r.compiled_instructions(),
+        })
+        .collect()
+}
+
+/// The markdown table of the set: each program's counts and ratio, the sums per target and
+/// overall, and how many compile longer than by hand.
+pub fn table(refs: &[Reference]) -> String {
+    let measured = measure(refs);
+    let mut out = String::from(
+        "| hand-written program | target | by hand | compiled | ratio |\n|---|---|---|---|---|\n",
+    );
+    for m in &measured {
+        let target = match m.target {
+            Target::Pica => "PICA200".to_string(),
+            Target::Agal(p) => format!("AGAL ({p})"),
+        };
+        out += &format!(
+            "| {} | {target} | {} | {} | {:.2} |\n",
+            m.name,
+            m.hand,
+            m.compiled,
+            m.compiled as f64 / m.hand.max(1) as f64
+        );
+    }
+    let sums = |pick: &dyn Fn(&Measured) -> bool, label: &str| -> String {
+        let (h, c, n, longer) =
+            measured
+                .iter()
+                .filter(|m| pick(m))
+                .fold((0, 0, 0, 0), |(h, c, n, l), m| {
+                    (
+                        h + m.hand,
+                        c + m.compiled,
+                        n + 1,
+                        l + usize::from(m.compiled > m.hand),
+                    )
+                });
+        format!(
+            "| **{label}** ({n} programs, {longer} longer than by hand) | | {h} | {c} | {:.3} |\n",
+            c as f64 / h.max(1) as f64
+        )
+    };
+    out += &sums(&|m| m.target == Target::Pica, "PICA200");
+    out += &sums(&|m| m.target != Target::Pica, "AGAL");
+    out += &sums(&|_| true, "all");
+    out
+}
