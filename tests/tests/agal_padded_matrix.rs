@@ -79,3 +79,62 @@ void main() {
     assert!(!c.listing.contains("m44"), "{}", c.listing);
     assert!(c.listing.contains("dp4"), "{}", c.listing);
 }
+
+/// Two rows of a matrix product kept in a temporary (Starling's displacement map: `m44 ft2,
+/// ft1, fc3` of which it reads `.xy`): one `m34` writing `.xy` where two `dp4` took two
+/// tokens. Its third row register is read but not used, so it must exist.
+const TWO_ROWS_FRAGMENT: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 0) out vec4 color;
+layout(std140, binding = 0) uniform U { vec4 pad[PAD]; mat4 m; };
+void main() {
+    vec2 d = (a * m).xy;
+    color = vec4(d * a.zw + pad[0].xy, d);
+}
+";
+
+#[test]
+fn two_rows_in_a_temporary_are_one_m34() {
+    use backend_agal::sim::{FragmentInputs, run_fragment};
+    let m: Vec<f32> = (0..16).map(|k| k as f32 * 0.25 - 1.5).collect();
+    let a = [0.5f32, -1.0, 2.0, 0.75];
+    let pad0 = [0.125f32, -0.25, 0.0, 0.0];
+    // a * m: lane i is dot(a, column i) (column-major: elements 4i..4i+4).
+    let d: Vec<f32> = (0..2)
+        .map(|i| (0..4).map(|k| a[k] * m[4 * i + k]).sum())
+        .collect();
+    let want = [d[0] * a[2] + pad0[0], d[1] * a[3] + pad0[1], d[0], d[1]];
+    for profile in AGAL_PROFILES {
+        let shader = TWO_ROWS_FRAGMENT.replace("PAD", "1");
+        let options = Options::agal(profile).stage(Stage::Fragment);
+        let c = compile(Source::glsl(&shader, Stage::Fragment), &options).unwrap();
+        assert!(c.listing.contains("m34 ft"), "{profile:?}:\n{}", c.listing);
+        assert!(!c.listing.contains("dp4"), "{profile:?}:\n{}", c.listing);
+        let constants = constants_with(&c, &[("pad", &pad0), ("m", &m)]);
+        let out = run_fragment(
+            &Program::decode(&c.bytes).unwrap(),
+            &[a],
+            &FragmentInputs {
+                constants: &constants,
+                textures: &(),
+            },
+        )
+        .unwrap();
+        for l in 0..4 {
+            assert!(
+                (out.colors[0][l] - want[l]).abs() < 1e-4,
+                "{profile:?} lane {l}: {:?} vs {want:?}",
+                out.colors[0]
+            );
+        }
+    }
+    // Rows in fc26 and fc27 of baseline's 28: an m34 would read fc28.
+    let shader = TWO_ROWS_FRAGMENT
+        .replace("PAD", "26")
+        .replace("mat4 m;", "vec4 m0; vec4 m1;")
+        .replace("(a * m).xy", "vec2(dot(a, m0), dot(a, m1))");
+    let options = Options::agal(backend_agal::Profile::Baseline).stage(Stage::Fragment);
+    let c = compile(Source::glsl(&shader, Stage::Fragment), &options).unwrap();
+    assert!(!c.listing.contains("m34"), "{}", c.listing);
+    assert!(c.listing.contains("dp4"), "{}", c.listing);
+}

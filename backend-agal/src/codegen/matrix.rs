@@ -36,7 +36,15 @@ impl MatrixPlan {
 /// The plan for the construct with these operands, if its first lanes are rows of a
 /// uniform matrix times one vector; `accept`: whether a dot product may be fused into the
 /// matrix instruction (read by the construct alone, or also after it, from its lanes).
-pub fn plan(f: &Function, args: &[Operand], accept: impl Fn(Value) -> bool) -> Option<MatrixPlan> {
+///
+/// With `two_rows`, two rows also make a plan: `m34` (`m33` for three-lane dots) writing
+/// `.xy`, which reads a third register it does not use (the caller checks it exists).
+pub fn plan(
+    f: &Function,
+    args: &[Operand],
+    accept: impl Fn(Value) -> bool,
+    two_rows: bool,
+) -> Option<MatrixPlan> {
     let mut rows: Vec<(Value, Operand, u32, Option<Operand>, u8)> = Vec::new();
     for (i, a) in args.iter().enumerate().take(4) {
         let Some(row) = dot_row(f, a, &accept) else {
@@ -58,6 +66,8 @@ pub fn plan(f: &Function, args: &[Operand], accept: impl Fn(Value) -> bool) -> O
         (4, 4) => Opcode::M44,
         (4, 3) => Opcode::M34,
         (3, 3 | 4) => Opcode::M33,
+        (4, 2) if two_rows && rows[0].3.is_none() => Opcode::M34,
+        (3, 2) if two_rows && rows[0].3.is_none() => Opcode::M33,
         _ => return None,
     };
     rows.truncate(if op == Opcode::M44 { 4 } else { 3 });
@@ -95,6 +105,11 @@ pub fn plan_padded(
         index: None,
         dots: vec![a.0, b.0],
     })
+}
+
+/// The register of the row a construct lane's dot product reads, if it is one.
+pub fn row_register(f: &Function, a: &Operand) -> Option<u32> {
+    dot_row(f, a, &|_| true).map(|row| row.2)
 }
 
 /// For a construct lane that reads a dot product of a vector with a whole uniform register

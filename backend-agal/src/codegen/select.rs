@@ -112,6 +112,10 @@ pub fn select(
     let mut fused = HashSet::default();
     let mut shared = HashMap::default();
     let readers = readers(f);
+    let registers = match iface.stage {
+        Stage::Vertex => profile.limits().vertex_constants,
+        Stage::Fragment => profile.limits().fragment_constants,
+    };
     for &b in &f.layout {
         for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
@@ -127,7 +131,19 @@ pub fn select(
                             .all(|&(rb, rpos)| rb != b || rpos == pos || rpos > pos)
                     })
             };
-            if let (Some(r), Some(plan)) = (inst.result(), matrix::plan(f, &inst.args, accept)) {
+            // Two rows make one `m34`/`m33` writing `.xy` when the register after them
+            // exists, except for a vector the return reads (a varying takes one `m44`, its
+            // padding lanes from the next registers: `plan_padded`).
+            let two_rows = inst.result().is_some_and(|r| {
+                let returned = readers
+                    .get(&r)
+                    .is_some_and(|at| at.iter().all(|&(_, p)| p == usize::MAX));
+                let third = inst.args.first().and_then(|a| matrix::row_register(f, a));
+                !returned && third.is_some_and(|first| first + 2 < u32::from(registers))
+            });
+            if let (Some(r), Some(plan)) =
+                (inst.result(), matrix::plan(f, &inst.args, accept, two_rows))
+            {
                 for (lane, &d) in plan.dots.iter().enumerate() {
                     if uses.get(&d) != Some(&1) {
                         shared.insert(d, (r, lane as u8));
