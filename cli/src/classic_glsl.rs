@@ -66,6 +66,9 @@ pub(crate) struct Rewritten {
     pub varyings: Vec<(String, u32)>,
     /// Names to give back in the reflection: (as compiled, as the author wrote it).
     pub renames: Vec<(String, String)>,
+    /// Loose scalar `uniform bool`s, stored as ints in blocks for naga: [`bool_registers`]
+    /// gives them back their bool registers after lowering.
+    pub bool_uniforms: Vec<String>,
     /// (rewritten offset, original offset, whether the bytes are the author's): the map
     /// back, one entry per piece, in order.
     pieces: Vec<(usize, usize, bool)>,
@@ -444,8 +447,103 @@ pub(crate) fn rewrite(
         defines,
         varyings: r.varyings,
         renames: r.renames,
+        bool_uniforms: r
+            .bools
+            .iter()
+            .filter(|(_, ty)| ty.as_str() == "bool")
+            .map(|(name, _)| name.clone())
+            .collect(),
         pieces,
     })
+}
+
+/// Gives each loose scalar `uniform bool` of `names` (an int in a block of its own, for
+/// naga, read as `int != 0`) the bool register it has when glslang compiles the same text
+/// (`b0`… on the PICA200, where testing it costs no instruction; AGAL moves bool registers
+/// to float registers itself): its reads become bool-uniform reads. A uniform read any
+/// other way keeps its int.
+pub(crate) fn bool_registers(m: &mut mir::Module, names: &[String]) {
+    use mir::inst::{CmpOp, Op};
+    let mut next = m
+        .uniforms
+        .iter()
+        .filter(|u| u.is_bool)
+        .map(|u| u.register + 1)
+        .max()
+        .unwrap_or(0);
+    let f = &mut m.function;
+    for name in names {
+        let Some(u) = m
+            .uniforms
+            .iter_mut()
+            .find(|u| &u.name == name && !u.is_bool && u.count == 1)
+        else {
+            continue;
+        };
+        let (register, component) = (u.register, u.component);
+        // Every read of the uniform, and every comparison of it with zero.
+        let loads: Vec<mir::Value> = f
+            .layout
+            .iter()
+            .flat_map(|&b| f.blocks[b].insts.iter())
+            .filter_map(|&i| {
+                let inst = &f.insts[i];
+                (inst.op == (Op::LoadUniform { register }) && inst.args.is_empty())
+                    .then(|| inst.result())
+                    .flatten()
+            })
+            .collect();
+        let is_zero = |f: &mir::Function, o: &mir::Operand| {
+            matches!(f.def_inst(o.value).map(|d| d.op), Some(Op::Const(bits))
+                if f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]) == 0.0)
+        };
+        let mut tests = Vec::new();
+        let mut other_reads = false;
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                let inst = &f.insts[i];
+                let reads: Vec<&mir::Operand> = inst
+                    .args
+                    .iter()
+                    .filter(|a| loads.contains(&a.value))
+                    .collect();
+                if reads.is_empty() {
+                    continue;
+                }
+                let test = inst.op == Op::Cmp(CmpOp::Ne)
+                    && reads.len() == 1
+                    && !reads[0].neg
+                    && !reads[0].abs
+                    && reads[0].swizzle.lane(0) == component
+                    && inst.args.iter().any(|a| is_zero(f, a));
+                if test {
+                    tests.push(i);
+                } else {
+                    other_reads = true;
+                }
+            }
+            if f.blocks[b]
+                .term
+                .operands()
+                .iter()
+                .any(|a| loads.contains(&a.value))
+            {
+                other_reads = true;
+            }
+        }
+        if other_reads || tests.is_empty() {
+            continue;
+        }
+        for i in tests {
+            f.insts[i].op = Op::LoadBoolUniform { register: next };
+            f.insts[i].args.clear();
+        }
+        u.register = next;
+        u.component = 0;
+        u.is_bool = true;
+        u.type_name = "bool".into();
+        next += 1;
+    }
 }
 
 /// An error at `range` of the author's text.

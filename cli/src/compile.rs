@@ -355,6 +355,8 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut renames = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut line_map = None;
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut bool_uniforms: Vec<String> = Vec::new();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
     let (input, text): (Input<'_>, Option<&str>) = match source.code {
@@ -379,8 +381,10 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
                 warnings,
                 renames: r,
                 line_map: lm,
+                bool_uniforms: bools,
             } = crate::naga_input::glsl(glsl, stage, name, &input)?;
             line_map = Some(lm);
+            bool_uniforms = bools;
             renames = r;
             if !warnings.is_empty() {
                 source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
@@ -405,7 +409,10 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    let mir = frontend_spirv::lower::lower(&valid, &entry).map_err(reject)?;
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut mir = frontend_spirv::lower::lower(&valid, &entry).map_err(reject)?;
+    #[cfg(feature = "glsl")]
+    crate::classic_glsl::bool_registers(&mut mir, &bool_uniforms);
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),

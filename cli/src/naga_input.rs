@@ -108,6 +108,7 @@ pub(crate) fn glsl(
     Ok(Glsl {
         words,
         warnings: rewritten.warnings,
+        bool_uniforms: rewritten.bool_uniforms,
         renames: rewritten.renames,
         line_map,
     })
@@ -122,6 +123,8 @@ pub(crate) struct Glsl {
     pub warnings: Vec<Diagnostic>,
     /// Names to give back in the reflection: (as compiled, as written).
     pub renames: Vec<(String, String)>,
+    /// Loose scalar `uniform bool`s, ints for naga (see `classic_glsl::bool_registers`).
+    pub bool_uniforms: Vec<String>,
     /// For each line of the text naga read (its `OpLine`s), the author's line.
     pub line_map: Vec<u32>,
 }

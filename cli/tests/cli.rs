@@ -381,11 +381,37 @@ fn spv2agal_checks_that_vertex_and_fragment_programs_link() {
     assert!(stderr(&out).contains("#3632"), "{}", stderr(&out));
 }
 
+const PRESSURE: &str = "#version 450
+layout(location = 0) in vec4 p;
+layout(location = 1) in vec4 q;
+layout(std140, binding = 0) uniform U { mat4 m[7]; };
+layout(location = 0) out vec4 product;
+void main() {
+    vec4 t[7];
+    for (int k = 0; k < 7; k++) {
+        t[k] = (m[k] * p) * q;
+    }
+    vec4 sum = t[0];
+    for (int k = 1; k < 7; k++) {
+        sum += t[k];
+    }
+    vec4 prod = t[6];
+    for (int k = 5; k >= 0; k--) {
+        prod *= t[k];
+    }
+    gl_Position = sum;
+    product = prod;
+}
+";
+
 #[test]
 fn spv2agal_limit_errors_name_the_limit_and_leave_no_file() {
     let dir = agal_scratch("limit");
     let target = dir.join("out.agal");
-    let path = fixture("glsl/builtins.vert.spv");
+    // Seven vectors made from temporaries, all live while they are summed in one order and
+    // multiplied in the other: nine temporaries, whatever the order.
+    let path = dir.join("pressure.vert");
+    std::fs::write(&path, PRESSURE).unwrap();
     let out = run(
         AGAL,
         &[
@@ -404,8 +430,8 @@ fn spv2agal_limit_errors_name_the_limit_and_leave_no_file() {
         "{err}"
     );
     assert!(
-        err.contains("OpMatrixTimesVector"),
-        "the SPIR-V instruction is shown: {err}"
+        err.contains("= OpFAdd") && err.contains("pressure.vert:13"),
+        "the SPIR-V instruction and the source line are shown: {err}"
     );
     assert!(!target.exists());
     let out = run(

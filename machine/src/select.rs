@@ -48,13 +48,36 @@ pub trait Hooks<'f> {
     fn ret(&mut self, b: BlockId, values: &[Operand]);
     /// What a discarding block does before it ends the program (nothing by default).
     fn discard(&mut self, _b: BlockId) {}
+    /// Whether block parameter `param` is passed in a register (all are by default; one
+    /// whose every incoming value the instruction set computes straight into its final place,
+    /// such as an output, is not).
+    fn passed(&self, _param: Value) -> bool {
+        true
+    }
+}
+
+/// The arguments of edge `e` whose parameters are passed in registers.
+fn passed_args<'f, H: Hooks<'f>>(h: &H, f: &Function, e: &mir::func::Edge) -> Vec<Operand> {
+    let params = &f.blocks[e.target].params;
+    e.args
+        .iter()
+        .zip(params)
+        .filter(|&(_, &p)| h.passed(p))
+        .map(|(a, _)| *a)
+        .collect()
 }
 
 /// Selects every block of the hooks' function, in layout order, with the split edges.
 pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
     let f = h.function();
     for &b in &f.layout {
-        let params: Vec<VReg> = f.blocks[b].params.iter().map(|&p| h.vreg(p)).collect();
+        let passed: Vec<Value> = f.blocks[b]
+            .params
+            .iter()
+            .copied()
+            .filter(|&p| h.passed(p))
+            .collect();
+        let params: Vec<VReg> = passed.into_iter().map(|p| h.vreg(p)).collect();
         if let Some(vb) = h.code().block_of(Origin::Block(b)) {
             h.code().set_params(vb, params);
         }
@@ -74,7 +97,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                     .edges()
                     .into_iter()
                     .find(|e| e.target == to)
-                    .map(|e| e.args.clone())
+                    .map(|e| passed_args(h, f, e))
                     .unwrap_or_default();
                 let regs = args.iter().map(|a| h.in_vreg(a)).collect();
                 h.code().end_branch(vec![regs]);
@@ -84,7 +107,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
         h.block(b);
         match &f.blocks[b].term {
             Terminator::Jump(e) => {
-                let regs = e.args.iter().map(|a| h.in_vreg(a)).collect();
+                let regs = passed_args(h, f, e).iter().map(|a| h.in_vreg(a)).collect();
                 h.code().end_branch(vec![regs]);
             }
             Terminator::Branch {
@@ -100,7 +123,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                     args.push(if split {
                         Vec::new()
                     } else {
-                        e.args.iter().map(|a| h.in_vreg(a)).collect()
+                        passed_args(h, f, e).iter().map(|a| h.in_vreg(a)).collect()
                     });
                 }
                 h.code().end_branch(args);

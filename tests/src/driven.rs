@@ -19,6 +19,19 @@ pub fn register_number(register: &str) -> usize {
         .unwrap_or_else(|_| panic!("register {register}"))
 }
 
+/// The PICA200 bool registers `b0`–`b15` with the bool uniforms among `uniforms` set (a
+/// value other than 0 is true).
+pub fn bools_with(c: &Compiled, uniforms: &[(&str, &[f32])]) -> [bool; 16] {
+    let mut bools = [false; 16];
+    for (name, values) in uniforms {
+        let u = c.reflection.uniforms.iter().find(|u| u.name == *name);
+        if let Some(u) = u.filter(|u| u.register.starts_with('b')) {
+            bools[register_number(&u.register)] = values.first().is_some_and(|&x| x != 0.0);
+        }
+    }
+    bools
+}
+
 /// 128 float constant registers holding the literals the reflection lists (the PICA200's
 /// integer `i` registers, another file, left out).
 pub fn literal_constants(c: &Compiled) -> Vec<[f32; 4]> {
@@ -48,6 +61,10 @@ pub fn constants_with(c: &Compiled, uniforms: &[(&str, &[f32])]) -> Vec<[f32; 4]
     for (name, values) in uniforms {
         let u = c.reflection.uniforms.iter().find(|u| u.name == *name);
         let u = u.unwrap_or_else(|| panic!("no uniform {name}: {:?}", c.reflection.uniforms));
+        // A PICA200 bool register is not a constant register (see `bools_with`).
+        if u.register.starts_with('b') {
+            continue;
+        }
         let start = register_number(&u.register) * 4 + usize::from(u.component);
         for (k, v) in values.iter().enumerate() {
             regs[(start + k) / 4][(start + k) % 4] = *v;

@@ -9,7 +9,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, Texture, VertexInputs, run_fragment, run_vertex};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile, compile_pair};
-use tests::driven::{AGAL_PROFILES, constants_with, register_number as number};
+use tests::driven::{AGAL_PROFILES, bools_with, constants_with, register_number as number};
 use tests::mirtest::Rng;
 
 fn text(name: &str) -> String {
@@ -72,6 +72,7 @@ fn pica_vertex(c: &Compiled, inputs: Values<'_>, uniforms: Values<'_>) -> Vec<(S
     for (k, r) in constants_with(c, uniforms).iter().take(96).enumerate() {
         u.float[k] = *r;
     }
+    u.bool = bools_with(c, uniforms);
     let mut v = [[0.0f32; 4]; 16];
     for (name, x) in inputs {
         let i = c

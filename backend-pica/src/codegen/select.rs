@@ -94,6 +94,7 @@ pub fn select(
         shift_count: 1,
         uses: f.use_counts(),
         outputs_at: HashMap::default(),
+        merged_outputs: HashSet::default(),
         mad_descriptors: Vec::new(),
         places: HashMap::default(),
         chains: Chains::default(),
@@ -163,6 +164,9 @@ struct Selector<'a> {
     mad_descriptors: Vec<MadKey>,
     /// Values computed straight into an output register (see [`output_places`]).
     outputs_at: HashMap<Value, Place>,
+    /// Block parameters returned as outputs whose incoming values are all computed straight
+    /// into the output: not passed in a register.
+    merged_outputs: HashSet<Value>,
     /// Values of the current block computed straight into their final place.
     places: HashMap<Value, Place>,
     /// Vectors being written piece by piece in the current block, each with the output
@@ -232,6 +236,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
             src,
         });
         t
+    }
+
+    fn passed(&self, param: Value) -> bool {
+        !self.merged_outputs.contains(&param)
     }
 
     fn start_block(&mut self) {
@@ -362,7 +370,7 @@ impl Selector<'_> {
     /// Values the return alone reads that can be computed straight into their output
     /// register: whole values read in order, computed in a block that runs exactly once
     /// (outside every `if` and loop), so the output is written once on every path.
-    fn output_places(&self) -> HashMap<Value, Place> {
+    fn output_places(&mut self) -> HashMap<Value, Place> {
         let f = self.f;
         let regions = mir::regions::Regions::new(f);
         let mut out = HashMap::default();
@@ -413,6 +421,7 @@ impl Selector<'_> {
                 );
             }
         }
+        out.extend(self.merged_output_places(&regions));
         for (k, v, _) in returned_once(f, &self.m.outputs, &self.uses, &regions) {
             let Some(Some(slot)) = self.outputs.get(k) else {
                 continue;
@@ -427,6 +436,84 @@ impl Selector<'_> {
                     },
                 );
             }
+        }
+        out
+    }
+
+    /// Outputs returned from a merge (`if (c) o = a; else o = b;`): when every value coming
+    /// in is computed by an instruction, in the block that jumps to the merge, for the merge
+    /// alone, and no loop holds those blocks, each is computed straight into the output
+    /// register, on its own path, and the merge receives nothing (the PICA200 writes outputs
+    /// under a condition as anywhere else). The parameter is then the output itself.
+    fn merged_output_places(&mut self, regions: &mir::regions::Regions) -> Vec<(Value, Place)> {
+        let f = self.f;
+        let in_loop = |b: BlockId| {
+            let mut c = regions.innermost(b, None);
+            while let Some(k) = c {
+                if matches!(k.structure, mir::func::Structure::Loop { .. }) {
+                    return true;
+                }
+                c = regions.parent(&k);
+            }
+            false
+        };
+        let Some((rb, values)) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+            mir::Terminator::Return(values) => Some((b, values)),
+            _ => None,
+        }) else {
+            return Vec::new();
+        };
+        if in_loop(rb) {
+            return Vec::new();
+        }
+        let preds = f.predecessors();
+        let mut out = Vec::new();
+        for (k, v) in values.iter().enumerate() {
+            let Some(Some(slot)) = self.outputs.get(k) else {
+                continue;
+            };
+            let ValueDef::Param(pb, index) = f.values[v.value].def else {
+                continue;
+            };
+            let lanes = f.ty(v.value).lanes;
+            let plain = pb == rb
+                && !v.neg
+                && !v.abs
+                && v.swizzle.is_identity(lanes)
+                && self.uses.get(&v.value) == Some(&1)
+                && lanes == slot.mask.bits().count_ones() as u8;
+            if !plain || preds[rb.index()].is_empty() {
+                continue;
+            }
+            let incoming: Option<Vec<Value>> = preds[rb.index()]
+                .iter()
+                .map(|&p| {
+                    let mir::Terminator::Jump(e) = &f.blocks[p].term else {
+                        return None;
+                    };
+                    let a = e.args.get(index as usize)?;
+                    let defined_here = f.blocks[p]
+                        .insts
+                        .iter()
+                        .any(|&i| f.insts[i].results.contains(&a.value));
+                    let whole = !a.neg && !a.abs && a.swizzle.is_identity(lanes);
+                    (whole
+                        && defined_here
+                        && !in_loop(p)
+                        && self.uses.get(&a.value) == Some(&1)
+                        && writes(f, a.value)
+                        && f.ty(a.value).lanes == lanes)
+                        .then_some(a.value)
+                })
+                .collect();
+            let Some(incoming) = incoming else { continue };
+            let place = Place::Output {
+                reg: slot.reg,
+                mask: slot.mask,
+            };
+            out.extend(incoming.into_iter().map(|a| (a, place)));
+            out.push((v.value, place));
+            self.merged_outputs.insert(v.value);
         }
         out
     }
