@@ -51,8 +51,8 @@ pub fn run(f: &mut Function) -> bool {
     replace.finish(f) | changed
 }
 
-/// An operand reading one lane of a `Construct` (lane i in every position, `c.xxxx`)
-/// reads the construct's i-th operand instead: `construct(c.x, ...)` of `c = construct(a.y,
+/// An operand reading lanes of a `Construct` that all come from lanes of one value (one
+/// lane i in every position, `c.xxxx`, or several, `c.xz`) reads that value instead: `construct(c.x, ...)` of `c = construct(a.y,
 /// ...)` becomes `construct(a.y, ...)`, transposes of gathered matrices collapse back to
 /// registers, and `m * vec4(p.x, q, p.z, 1)` multiplies the columns by `p.xxxx` directly,
 /// so the construct often dies.
@@ -62,27 +62,34 @@ fn forward_construct_lanes(f: &mut Function) -> bool {
         for i in f.blocks[b].insts.clone() {
             for k in 0..f.insts[i].args.len() {
                 let a = f.insts[i].args[k];
-                let lane = a.swizzle.lane(0);
-                if a.swizzle != Swizzle::splat(lane) {
-                    continue;
-                }
                 let Some(inner) = f.def_inst(a.value) else {
                     continue;
                 };
                 if inner.op != Op::Construct {
                     continue;
                 }
-                let Some(&source) = inner.args.get(lane as usize) else {
+                // The construct's operand at each lane the swizzle reads: all of them lanes of
+                // one value with the same modifiers (`c.xz` of `c = construct(p.x, q, p.y)`
+                // is `p.xy`).
+                let picked: Option<Vec<Operand>> = (0..4)
+                    .map(|p| inner.args.get(a.swizzle.lane(p) as usize).copied())
+                    .collect();
+                let Some(picked) = picked else { continue };
+                let first = picked[0];
+                if picked
+                    .iter()
+                    .any(|x| x.value != first.value || x.neg != first.neg || x.abs != first.abs)
+                {
                     continue;
-                };
+                }
                 let source = Operand {
-                    swizzle: Swizzle::splat(source.swizzle.lane(0)),
-                    ..source
+                    swizzle: Swizzle(std::array::from_fn(|p| picked[p].swizzle.lane(0))),
+                    ..first
                 };
                 f.insts[i].args[k] = crate::func::compose(
                     source,
                     Operand {
-                        swizzle: Swizzle::splat(0),
+                        swizzle: Swizzle::IDENTITY,
                         ..a
                     },
                 );

@@ -176,6 +176,33 @@ fn copyprop_turns_moves_and_lane_constructs_into_swizzles() {
 }
 
 #[test]
+fn copyprop_reads_several_lanes_of_a_construct_from_their_source() {
+    // c = (p.x, q.y, p.y, q.w); c.xz (read as xzzz) is p.xy: the construct dies.
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let p = input(f, e, 0);
+    let q = input(f, e, 1);
+    let lanes = [(p, 0), (q, 1), (p, 1), (q, 3)];
+    let c = op(
+        f,
+        e,
+        Op::Construct,
+        lanes
+            .iter()
+            .map(|&(v, l)| v.reswizzled(Swizzle::splat(l)).negated())
+            .collect(),
+        4,
+    );
+    let xz = c.reswizzled(Swizzle([0, 2, 2, 2]));
+    let s = op(f, e, Op::Mul, vec![xz, q], 4);
+    ret(f, e, s);
+    let inputs = [vec![[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]];
+    assert!(check(&mut m, copyprop::run, &inputs));
+    assert!(text(&m).contains("mul -v0.xyyy, v1"), "{}", text(&m));
+}
+
+#[test]
 fn cse_merges_identical_instructions() {
     let mut m = module(1);
     let f = &mut m.function;
