@@ -12,7 +12,9 @@
 //! - never two different input registers in one instruction;
 //! - MIN and MAX take their operands swapped (GLSL's `max(x, y)` is the PICA200's
 //!   `MAX y, x`: both give `x` when either is NaN), which also puts the `0.0` of
-//!   `max(x, 0.0)` in the wide slot;
+//!   `max(x, 0.0)` in the wide slot; where that leaves a constant in the narrow slot they
+//!   commute back instead of copying it (which operand a NaN gives is undefined in GLSL and
+//!   SPIR-V);
 //! - RCP, RSQ, EX2 and LG2 read one component and broadcast: one instruction per lane;
 //! - no abs modifier: `|x|` is `max(x, -x)` in a temporary.
 //!
@@ -1255,9 +1257,17 @@ impl Selector<'_> {
         let inst = self.one_input(inst);
         match inst {
             VInst::Binary { op, dst, a, b } => {
+                // MIN and MAX commute too: which operand a NaN gives is undefined
+                // (GLSL.std.450 FMin/FMax, GLSL's min/max), so their GLSL operand order
+                // is kept only where it costs nothing.
                 let commutes = matches!(
                     op,
-                    BinaryOp::Add | BinaryOp::Mul | BinaryOp::Dp3 | BinaryOp::Dp4
+                    BinaryOp::Add
+                        | BinaryOp::Mul
+                        | BinaryOp::Dp3
+                        | BinaryOp::Dp4
+                        | BinaryOp::Min
+                        | BinaryOp::Max
                 );
                 let inverted = op.inverted_opcode().is_some();
                 let (mut a, mut b) = (a, b);
