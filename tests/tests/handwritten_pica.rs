@@ -8,9 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use backend_pica::shbin::{self, Dvle, Output, Semantic, UniformFile};
 use backend_pica::sim::{Outcome, Simulator, Uniforms};
-use spv2retro::{Compiled, Source};
+use spv2retro::Compiled;
 use tests::driven::register_number;
-use tests::handwritten::Reference;
 use tests::handwritten::pica::{self, Program};
 
 /// Random cases per program.
@@ -139,7 +138,7 @@ fn check(program: &Program) -> Result<(), String> {
     let hand_bytes = std::fs::read(&reference.original).map_err(|e| e.to_string())?;
     let hand = Simulator::new(&hand_bytes).map_err(|e| e.to_string())?;
     let hand_dvle = &hand.binary().dvles[program.dvle];
-    let compiled = compile(&reference, program);
+    let compiled = reference.compile();
     let ours = Simulator::new(&compiled.bytes).map_err(|e| e.to_string())?;
     let ours_dvle = &shbin::read(&compiled.bytes).unwrap().dvles[0];
 
@@ -270,20 +269,6 @@ fn check(program: &Program) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The rewrite compiled with the reference's options, and `dummy` where the program needs it.
-fn compile(reference: &Reference, program: &Program) -> Compiled {
-    if program.dummy_locations.is_empty() {
-        return reference.compile();
-    }
-    let text = std::fs::read_to_string(&reference.rewrite).unwrap();
-    let options = program
-        .dummy_locations
-        .iter()
-        .fold(reference.options(), |o, &l| o.semantic(l, Semantic::Dummy));
-    spv2retro::compile(Source::glsl(&text, reference.stage), &options)
-        .unwrap_or_else(|e| panic!("{}: {e}", reference.name))
 }
 
 #[test]

@@ -18,6 +18,7 @@
 //! bools     bools become floats, except branch and kill conditions (back ends)
 //! expand    operations the target lacks become ones it has (back ends)
 //! pack      independent scalar and vec2 operations share one vec4 instruction
+//! scaled    a vector of signed lanes of one vector and zeros becomes one multiply
 //! mad       a multiply feeding only an add becomes one multiply-add
 //! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
@@ -48,6 +49,7 @@ pub mod order;
 pub mod pack;
 pub mod params;
 pub mod remat;
+pub mod scaled;
 pub mod simplify;
 pub mod sink;
 pub mod unroll;
@@ -189,6 +191,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     rounds += cleanup(module)?;
     if options.pack {
         run_pass(module, "pack", pack::run)?;
+        rounds += cleanup(module)?;
+    }
+    if run_pass(module, "scaled", scaled::run)? {
         rounds += cleanup(module)?;
     }
     if options.fuse_mad {

@@ -202,6 +202,54 @@ fn copyprop_reads_several_lanes_of_a_construct_from_their_source() {
     assert!(text(&m).contains("mul -v0.xyyy, v1"), "{}", text(&m));
 }
 
+/// `construct(v.x, -v.y, v.y, 0)` of `v`, and what reads it (`dot` reads it through a
+/// dot product).
+fn signed_lanes(v_op: Option<Op>, dot: bool) -> Module {
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let v = match v_op {
+        Some(o) => op(f, e, o, vec![a], 4),
+        None => a,
+    };
+    let zero = konst(f, e, &[0.0]);
+    let lane = |l: u8| v.reswizzled(Swizzle::splat(l));
+    let c = op(
+        f,
+        e,
+        Op::Construct,
+        vec![lane(0), lane(1).negated(), lane(1), zero],
+        4,
+    );
+    let r = if dot {
+        let d = op(f, e, Op::Dot(4), vec![c, a], 1);
+        op(f, e, Op::Add, vec![c, d.reswizzled(Swizzle::splat(0))], 4)
+    } else {
+        c
+    };
+    ret(f, e, r);
+    m
+}
+
+#[test]
+fn scaled_makes_signed_lanes_and_zeros_one_multiply() {
+    let cases = [vec![[1.5, -2.0, 3.0, 4.0]], vec![[-0.25, 0.5, 0.0, -8.0]]];
+    let mut m = signed_lanes(None, false);
+    assert!(check(&mut m, scaled::run, &cases));
+    let t = text(&m);
+    assert!(t.contains("const 1.0, -1.0, 1.0, 0.0"), "{t}");
+    assert!(t.contains("= mul v0.xyyx, "), "{t}");
+    assert!(!t.contains("construct"), "{t}");
+    // A dot product reads the construct (its zero lane makes it a dot3 or a dph): kept.
+    let mut m = signed_lanes(None, true);
+    assert!(!check(&mut m, scaled::run, &cases), "{}", text(&m));
+    // A vector that may be infinite: 0 * inf is not 0, kept.
+    let mut m = signed_lanes(Some(Op::Rsq), false);
+    let positive = [vec![[1.5, 0.0, 3.0, 4.0]]];
+    assert!(!check(&mut m, scaled::run, &positive), "{}", text(&m));
+}
+
 #[test]
 fn cse_merges_identical_instructions() {
     let mut m = module(1);

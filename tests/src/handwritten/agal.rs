@@ -280,6 +280,7 @@ pub fn originals() -> Vec<Original> {
                     rewrite,
                     original,
                     hand_instructions: 0,
+                    semantics: Vec::new(),
                 },
                 text,
                 setup,

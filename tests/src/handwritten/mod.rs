@@ -34,6 +34,10 @@ pub struct Reference {
     /// Instructions in the original, counted from its assembled bytes (PICA200: the
     /// program's instruction words, `end` included; AGAL: tokens).
     pub hand_instructions: usize,
+    /// Output semantics the rewrite is compiled with (`--semantic L=NAME`), where the
+    /// defaults by location do not give the original's (PICA200 programs that feed a
+    /// geometry program pass whole registers as `dummy`).
+    pub semantics: Vec<(u32, spv2retro::Semantic)>,
 }
 
 impl Reference {
@@ -43,7 +47,9 @@ impl Reference {
             Target::Pica => Options::pica(),
             Target::Agal(profile) => Options::agal(profile),
         };
-        options.stage(self.stage)
+        self.semantics
+            .iter()
+            .fold(options.stage(self.stage), |o, &(l, s)| o.semantic(l, s))
     }
 
     /// The rewrite compiled from its GLSL text, as a user's `spv2pica x.vert` would.

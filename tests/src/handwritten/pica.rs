@@ -338,6 +338,11 @@ impl Program {
             rewrite: fixtures("handwritten/pica").join(self.rewrite),
             original: self.shbin(),
             hand_instructions: hand_instructions(&bytes, self.dvle),
+            semantics: self
+                .dummy_locations
+                .iter()
+                .map(|&l| (l, spv2retro::Semantic::Dummy))
+                .collect(),
         }
     }
 
@@ -350,13 +355,9 @@ impl Program {
     }
 }
 
-/// The pica references (the programs that compile with [`Reference::options`]).
+/// The pica references.
 pub fn references() -> Vec<Reference> {
-    PROGRAMS
-        .iter()
-        .filter(|p| p.dummy_locations.is_empty())
-        .map(Program::reference)
-        .collect()
+    PROGRAMS.iter().map(Program::reference).collect()
 }
 
 /// The instruction words of DVLE `dvle`'s program in a `.shbin`: its main procedure (from the
