@@ -19,6 +19,7 @@
 //! expand    operations the target lacks become ones it has (back ends)
 //! pack      independent scalar and vec2 operations share one vec4 instruction
 //! scaled    a vector of signed lanes of one vector and zeros becomes one multiply
+//! gather    a lane-wise operation on lanes gathered from uniform registers goes lane by lane
 //! mad       a multiply feeding only an add becomes one multiply-add
 //! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
@@ -39,6 +40,7 @@ pub mod expand;
 pub mod fallthrough;
 pub mod finite;
 pub mod fold;
+pub mod gather;
 pub mod ifconvert;
 pub mod mad;
 pub mod matrix;
@@ -194,6 +196,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
         rounds += cleanup(module)?;
     }
     if run_pass(module, "scaled", scaled::run)? {
+        rounds += cleanup(module)?;
+    }
+    if run_pass(module, "gather", gather::run)? {
         rounds += cleanup(module)?;
     }
     if options.fuse_mad {

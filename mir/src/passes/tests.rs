@@ -251,6 +251,38 @@ fn scaled_makes_signed_lanes_and_zeros_one_multiply() {
 }
 
 #[test]
+fn gather_multiplies_lanes_of_uniform_registers_in_place() {
+    // construct(u4.x, u5.x, u6.x) * in0.x: three scalar products, one per register.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let rows: Vec<Operand> = (4..7)
+        .map(|r| op(f, e, Op::LoadUniform { register: r }, vec![], 4))
+        .map(|u| u.reswizzled(Swizzle::splat(0)))
+        .collect();
+    let c = op(f, e, Op::Construct, rows.clone(), 3);
+    let s = op(f, e, Op::Mul, vec![c, a.reswizzled(Swizzle::splat(0))], 3);
+    ret(f, e, s.reswizzled(Swizzle([0, 1, 2, 2])));
+    assert!(check(&mut m, gather::run, &[vec![[1.5, 2.0, 3.0, 4.0]]]));
+    let t = text(&m);
+    assert_eq!(t.matches(": f32 = mul ").count(), 3, "{t}");
+    // Two operands from uniforms (a second constant in one instruction): kept.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let rows: Vec<Operand> = (4..7)
+        .map(|r| op(f, e, Op::LoadUniform { register: r }, vec![], 4))
+        .map(|u| u.reswizzled(Swizzle::splat(0)))
+        .collect();
+    let u = op(f, e, Op::LoadUniform { register: 8 }, vec![], 4);
+    let c = op(f, e, Op::Construct, rows, 3);
+    let s = op(f, e, Op::Mul, vec![c, u.reswizzled(Swizzle::splat(0))], 3);
+    ret(f, e, s.reswizzled(Swizzle([0, 1, 2, 2])));
+    assert!(!check(&mut m, gather::run, &[vec![[1.5, 2.0, 3.0, 4.0]]]));
+}
+
+#[test]
 fn cse_merges_identical_instructions() {
     let mut m = module(1);
     let f = &mut m.function;
