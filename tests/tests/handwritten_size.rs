@@ -24,7 +24,11 @@ fn no_program_compiles_longer_than_by_hand_and_the_sum_does_not_grow() {
         .filter(|m| m.compiled > m.hand)
         .map(|m| format!("{}: {} compiled, {} by hand", m.name, m.compiled, m.hand))
         .collect();
-    assert!(longer.is_empty(), "longer than by hand:\n{}", longer.join("\n"));
+    assert!(
+        longer.is_empty(),
+        "longer than by hand:\n{}",
+        longer.join("\n")
+    );
     let sum: usize = measured.iter().map(|m| m.compiled).sum();
     let hand: usize = measured.iter().map(|m| m.hand).sum();
     assert_eq!(hand, 850, "the hand-written counts changed");

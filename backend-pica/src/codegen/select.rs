@@ -259,6 +259,25 @@ impl<'a> Hooks<'a> for Selector<'a> {
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
+        // A merged output this block passes a value to that is not computed in place
+        // (see `merged_output_places`): moved into the output here.
+        if let mir::Terminator::Jump(e) = &f.blocks[b].term {
+            for (a, p) in e.args.iter().zip(&f.blocks[e.target].params) {
+                if !self.merged_outputs.contains(p) || self.outputs_at.contains_key(&a.value) {
+                    continue;
+                }
+                let Some(&Place::Output { reg, mask }) = self.outputs_at.get(p) else {
+                    continue;
+                };
+                self.fresh();
+                let src = self.src(a);
+                self.emit(VInst::Unary {
+                    op: UnaryOp::Mov,
+                    dst: VDst::Output(reg, mask),
+                    src,
+                });
+            }
+        }
     }
 
     fn test(&mut self, b: BlockId, cond: &mir::Operand, _then: BlockId, _otherwise: BlockId) {
@@ -442,11 +461,14 @@ impl Selector<'_> {
         out
     }
 
-    /// Outputs returned from a merge (`if (c) o = a; else o = b;`): when every value coming
-    /// in is computed by an instruction, in the block that jumps to the merge, for the merge
-    /// alone, and no loop holds those blocks, each is computed straight into the output
-    /// register, on its own path, and the merge receives nothing (the PICA200 writes outputs
-    /// under a condition as anywhere else). The parameter is then the output itself.
+    /// Outputs returned from a merge (`if (c) o = a; else o = b;`): a value coming in that
+    /// is computed by an instruction, in the block that passes it, for the merge alone, and
+    /// outside loops, is computed straight into the output register on its own path; any
+    /// other is moved into the output at the end of the block that passes it (the move the
+    /// merge's register would have needed). Every block passing a value must jump to the
+    /// merge, so that each path writes the output once. The merge receives nothing: the
+    /// parameter is the output itself (the PICA200 writes outputs under a condition as
+    /// anywhere else).
     fn merged_output_places(&mut self, regions: &mir::regions::Regions) -> Vec<(Value, Place)> {
         let f = self.f;
         let in_loop = |b: BlockId| {
@@ -487,9 +509,15 @@ impl Selector<'_> {
             if !plain || preds[rb.index()].is_empty() {
                 continue;
             }
-            let incoming: Option<Vec<Value>> = preds[rb.index()]
+            // Each incoming value: computed straight into the output (`Some`), or moved
+            // there at the end of the block that jumps (`None`: a literal, a value from
+            // elsewhere; that move replaces the one the merge's register would need).
+            let incoming: Option<Vec<Option<Value>>> = preds[rb.index()]
                 .iter()
                 .map(|&p| {
+                    // Only a block that jumps: its write is the last on its path (a
+                    // branch's other path could reach the merge through a block that
+                    // writes again, and an output written twice freezes the GPU).
                     let mir::Terminator::Jump(e) = &f.blocks[p].term else {
                         return None;
                     };
@@ -499,21 +527,25 @@ impl Selector<'_> {
                         .iter()
                         .any(|&i| f.insts[i].results.contains(&a.value));
                     let whole = !a.neg && !a.abs && a.swizzle.is_identity(lanes);
-                    (whole
+                    let in_place = whole
                         && defined_here
                         && !in_loop(p)
                         && self.uses.get(&a.value) == Some(&1)
                         && writes(f, a.value)
-                        && f.ty(a.value).lanes == lanes)
-                        .then_some(a.value)
+                        && f.ty(a.value).lanes == lanes;
+                    Some(in_place.then_some(a.value))
                 })
                 .collect();
             let Some(incoming) = incoming else { continue };
+            // Nothing is saved unless some value is computed in place.
+            if incoming.iter().all(Option::is_none) {
+                continue;
+            }
             let place = Place::Output {
                 reg: slot.reg,
                 mask: slot.mask,
             };
-            out.extend(incoming.into_iter().map(|a| (a, place)));
+            out.extend(incoming.into_iter().flatten().map(|a| (a, place)));
             out.push((v.value, place));
             self.merged_outputs.insert(v.value);
         }
