@@ -340,38 +340,3 @@ fn setups_are_consistent() {
         assert!(o.reference.hand_instructions > 0, "{}", o.reference.name);
     }
 }
-
-#[test]
-fn size_table() {
-    let mut hand_sum = 0;
-    let mut compiled_sum = 0;
-    println!("| reference | hand-written | compiled | ratio |");
-    println!("|---|---:|---:|---:|");
-    for o in originals() {
-        let r = &o.reference;
-        let text = std::fs::read_to_string(&r.rewrite).expect("rewrite");
-        let compiled = spv2retro::compile(
-            Source::glsl(&text, r.stage).named(&r.rewrite.to_string_lossy()),
-            &r.options(),
-        );
-        match compiled {
-            Ok(c) => {
-                let n = c.reflection.stats.instructions;
-                hand_sum += r.hand_instructions;
-                compiled_sum += n;
-                println!(
-                    "| {} | {} | {} | {:.2} |",
-                    r.name,
-                    r.hand_instructions,
-                    n,
-                    n as f64 / r.hand_instructions as f64
-                );
-            }
-            Err(e) => println!("| {} | {} | refused: {e} | |", r.name, r.hand_instructions),
-        }
-    }
-    println!(
-        "| **sum** | {hand_sum} | {compiled_sum} | {:.2} |",
-        compiled_sum as f64 / hand_sum.max(1) as f64
-    );
-}

@@ -11,42 +11,34 @@ use backend_pica::sim::{Outcome, Simulator, Uniforms};
 use spv2retro::Compiled;
 use tests::driven::register_number;
 use tests::handwritten::pica::{self, Program};
+use tests::mirtest::Rng;
 
 /// Random cases per program.
 const CASES: usize = 100;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [lo, hi).
-    fn float(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-
+/// The test's draws, on the shared generator (`tests::mirtest::Rng`).
+trait Draws {
     /// A sensible value: in [-2, 2).
+    fn value(&mut self) -> [f32; 4];
+    /// A value no program should read: large, so reading it shows.
+    fn garbage(&mut self) -> [f32; 4];
+    fn bool(&mut self) -> bool;
+}
+
+impl Draws for Rng {
     fn value(&mut self) -> [f32; 4] {
-        std::array::from_fn(|_| self.float(-2.0, 2.0))
+        self.lanes(-2.0, 2.0)
     }
 
-    /// A value no program should read: large, so reading it shows.
     fn garbage(&mut self) -> [f32; 4] {
         std::array::from_fn(|_| {
             let v = self.float(1000.0, 5000.0);
-            if self.next() & 1 == 0 { v } else { -v }
+            if self.next_u64() & 1 == 0 { v } else { -v }
         })
     }
 
     fn bool(&mut self) -> bool {
-        self.next() & 1 == 0
+        self.next_u64() & 1 == 0
     }
 }
 
@@ -302,28 +294,4 @@ fn hand_counts_are_counted_as_compiled_programs_are() {
         .unwrap();
     // mov, mov, 4 dp4, mov, end.
     assert_eq!(simple_tri.hand_instructions, 8);
-}
-
-/// `cargo test -p tests --test handwritten_pica -- --nocapture size_table` prints the table.
-#[test]
-fn size_table() {
-    let (mut hand, mut ours) = (0, 0);
-    println!("| reference | hand-written | compiled | ratio |");
-    println!("|---|---:|---:|---:|");
-    for reference in pica::references() {
-        let c = reference.compiled_instructions();
-        hand += reference.hand_instructions;
-        ours += c;
-        println!(
-            "| {} | {} | {} | {:.2} |",
-            reference.name,
-            reference.hand_instructions,
-            c,
-            c as f64 / reference.hand_instructions as f64
-        );
-    }
-    println!(
-        "| sum | {hand} | {ours} | {:.3} |",
-        ours as f64 / hand as f64
-    );
 }
