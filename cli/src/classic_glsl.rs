@@ -417,6 +417,7 @@ pub(crate) fn rewrite(
             _ => {}
         }
     }
+    r.matrix_layouts()?;
     r.declarations()?;
     r.expressions()?;
     // Where added declarations go: after `#version` (or a new first line).
@@ -615,6 +616,44 @@ impl Rewriter<'_> {
 
     fn span(&self, from: usize, to: usize) -> Range<usize> {
         self.toks[from].range.start..self.toks[to].range.end
+    }
+
+    /// `row_major` and `column_major` in a `layout(…)`: naga's GLSL front end has no matrix
+    /// layouts (its IR stores matrices by column), and would only say "Unexpected qualifier".
+    /// Refused by name, with the two ways to get what the author wants.
+    fn matrix_layouts(&self) -> Result<(), Box<Diagnostic>> {
+        for (i, t) in self.toks.iter().enumerate() {
+            let w = self.word(t);
+            if t.directive || !matches!(w, "row_major" | "column_major") {
+                continue;
+            }
+            // Inside `layout(…)`: the nearest bracket before it opens after `layout`.
+            let open = (0..i)
+                .rev()
+                .find(|&k| matches!(self.w(k), "(" | ")" | ";" | "{"));
+            let in_layout =
+                open.is_some_and(|k| self.w(k) == "(" && k > 0 && self.w(k - 1) == "layout");
+            if !in_layout {
+                continue;
+            }
+            let mut d = Diagnostic::error(
+                "glsl.matrix-layout",
+                format!(
+                    "`{w}` is not read from GLSL text: naga's GLSL front end has no matrix \
+                     layouts, every matrix in a uniform block is stored by column"
+                ),
+            )
+            .with_note(
+                "for rows in registers (what citro3d's C3D_FVUnifMtx4x4 uploads, what AGAL's \
+                 m44 reads), declare the matrix without the qualifier and multiply the vector \
+                 by it (`v * m`): each register is then a row dotted with the vector; or \
+                 compile with glslang (`glslangValidator -V shader.vert -o shader.vert.spv`) \
+                 and pass the .spv, where `row_major` works",
+            );
+            d.text_range = Some(t.range.clone());
+            return Err(Box::new(d));
+        }
+        Ok(())
     }
 
     /// The global declarations: interface variables, uniforms, samplers, blocks.

@@ -810,3 +810,36 @@ fn classic_glsl_from_the_command_line_with_defines() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// GLSL text cannot say how a matrix is stored (naga's front end has no matrix layouts): a
+/// `row_major` is refused by name, with the two ways to rows in registers, and no file is
+/// written.
+#[test]
+fn a_matrix_layout_in_glsl_text_is_refused_with_the_way_around_it() {
+    let dir = agal_scratch("row-major");
+    let source = dir.join("rows.vert");
+    std::fs::write(
+        &source,
+        "#version 450\nlayout(location = 0) in vec4 p;\n\
+         layout(std140, binding = 0, row_major) uniform U { mat4 m; };\n\
+         void main() { gl_Position = m * p; }\n",
+    )
+    .unwrap();
+    for bin in [PICA, AGAL] {
+        let target = dir.join("rows.out");
+        let out = run(
+            bin,
+            &[source.to_str().unwrap(), "-o", target.to_str().unwrap()],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr(&out);
+        assert!(err.contains("error[glsl.matrix-layout]"), "{err}");
+        assert!(err.contains("rows.vert:3:29"), "at the qualifier: {err}");
+        assert!(
+            err.contains("`v * m`") && err.contains("glslangValidator"),
+            "{err}"
+        );
+        assert!(!target.exists());
+    }
+}
