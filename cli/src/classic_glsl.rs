@@ -17,7 +17,10 @@
 //!   sampler declared) and a sampler object, and `texture2D(t, uv)` becomes
 //!   `texture(sampler2D(t, …), uv)`; `texture2D`, `textureCube`, `texture2DProj`,
 //!   `texture2DLod` and their `EXT` forms become their 450 names;
-//! - `gl_FragColor` and `gl_FragData[n]` become outputs at location 0 and n.
+//! - `gl_FragColor` and `gl_FragData[n]` become outputs at location 0 and n;
+//! - a row-major matrix (`layout(row_major)` on the default, a block, a member or a loose
+//!   uniform) is declared as its transposed type, which holds the same registers by column,
+//!   and read through `transpose(…)`: naga has no matrix layouts.
 //!
 //! Every byte of the rewritten text remembers where it came from, so naga's errors are
 //! reported at the author's line and column, never in the rewritten text.
@@ -69,6 +72,9 @@ pub(crate) struct Rewritten {
     /// Loose scalar `uniform bool`s, stored as ints in blocks for naga: [`bool_registers`]
     /// gives them back their bool registers after lowering.
     pub bool_uniforms: Vec<String>,
+    /// Row-major matrix uniforms, stored column-major as their transposed type for naga and
+    /// read through `transpose`: [`row_major_layouts`] gives them back their layout.
+    pub row_major: Vec<String>,
     /// (rewritten offset, original offset, whether the bytes are the author's): the map
     /// back, one entry per piece, in order.
     pieces: Vec<(usize, usize, bool)>,
@@ -334,6 +340,57 @@ struct Rewriter<'a> {
     bools: BTreeMap<String, String>,
     /// Names given back in the reflection: (as compiled, as the author wrote it).
     renames: Vec<(String, String)>,
+    /// `layout(row_major) uniform;` seen: matrices of later blocks are row-major.
+    default_row_major: bool,
+    /// Row-major matrix uniforms (now column-major, of the transposed type), by member name:
+    /// read through `transpose(…)`.
+    row_major: BTreeMap<String, RowMajor>,
+    /// Tokens that declare those (not reads).
+    matrix_decls: BTreeSet<usize>,
+    /// `row_major`/`column_major` words taken care of.
+    matrix_words: BTreeSet<usize>,
+}
+
+/// A row-major matrix uniform.
+#[derive(Clone, Debug)]
+struct RowMajor {
+    /// The block's instance name, when it has one (`inst.m`), and whether it is an array.
+    instance: Option<(String, bool)>,
+    /// Whether the member is an array of matrices (`m[i]` is one matrix).
+    array: bool,
+}
+
+/// The column-major type that stores a row-major `ty` (rows become columns): `mat4x3` (four
+/// columns of three) is three rows of four, a `mat3x4`.
+fn transposed_type(ty: &str) -> Option<String> {
+    let dims = ty.strip_prefix("mat")?;
+    Some(match dims.split_once('x') {
+        Some((c, r)) => format!("mat{r}x{c}"),
+        None => ty.to_string(),
+    })
+}
+
+/// Whether `ty` is one of GLSL's own types (not a structure, whose matrices a block's
+/// layout would reach too).
+fn builtin_type(ty: &str) -> bool {
+    matches!(ty, "float" | "int" | "uint" | "bool" | "double")
+        || ["vec", "ivec", "uvec", "bvec", "dvec", "mat", "dmat"]
+            .iter()
+            .any(|p| {
+                ty.strip_prefix(p)
+                    .is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()))
+            })
+}
+
+/// What to do with a `layout(…)` left empty when its matrix words go.
+#[derive(Clone, Copy)]
+enum Emptied {
+    /// `layout(std140)` (a block's, which gets a binding added).
+    Std140,
+    /// Drop `layout(…)` (a member's).
+    Drop,
+    /// Drop the whole statement, through this token (`layout(row_major) uniform;`).
+    Statement(usize),
 }
 
 /// Rewrites `text`, a `stage` shader, into the GLSL naga reads. `linked` are the varyings of
@@ -361,6 +418,10 @@ pub(crate) fn rewrite(
         globals: Vec::new(),
         bools: BTreeMap::new(),
         renames: Vec::new(),
+        default_row_major: false,
+        row_major: BTreeMap::new(),
+        matrix_decls: BTreeSet::new(),
+        matrix_words: BTreeSet::new(),
     };
     // The dialect, from `#version`, else ES when the text has precision statements or the
     // file's name says so, else desktop 1.10.
@@ -417,8 +478,8 @@ pub(crate) fn rewrite(
             _ => {}
         }
     }
-    r.matrix_layouts()?;
     r.declarations()?;
+    r.matrix_layouts()?;
     r.expressions()?;
     // Where added declarations go: after `#version` (or a new first line).
     let mut added = String::new();
@@ -454,8 +515,20 @@ pub(crate) fn rewrite(
             .filter(|(_, ty)| ty.as_str() == "bool")
             .map(|(name, _)| name.clone())
             .collect(),
+        row_major: r.row_major.keys().cloned().collect(),
         pieces,
     })
+}
+
+/// Marks the uniforms of `names` (row-major matrices the rewrite stored column-major as
+/// their transposed type) row-major, as they are in the registers: one row per register.
+pub(crate) fn row_major_layouts(m: &mut mir::Module, names: &[String]) {
+    for u in &mut m.uniforms {
+        let base = u.name.split('[').next().unwrap_or(&u.name);
+        if names.iter().any(|n| n == base) && u.layout.is_some() {
+            u.layout = Some(mir::module::MatrixLayout::RowMajor);
+        }
+    }
 }
 
 /// Gives each loose scalar `uniform bool` of `names` (an int in a block of its own, for
@@ -618,13 +691,23 @@ impl Rewriter<'_> {
         self.toks[from].range.start..self.toks[to].range.end
     }
 
-    /// `row_major` and `column_major` in a `layout(…)`: naga's GLSL front end has no matrix
-    /// layouts (its IR stores matrices by column), and would only say "Unexpected qualifier".
-    /// Refused by name, with the two ways to get what the author wants.
+    /// `row_major` and `column_major` in a `layout(…)` that the declarations did not take
+    /// care of (a buffer block, a structure's member): naga's GLSL front end has no matrix
+    /// layouts (its IR stores matrices by column), and would only say "Unexpected
+    /// qualifier". Refused by name, with the two ways to get what the author wants.
     fn matrix_layouts(&self) -> Result<(), Box<Diagnostic>> {
         for (i, t) in self.toks.iter().enumerate() {
             let w = self.word(t);
-            if t.directive || !matches!(w, "row_major" | "column_major") {
+            // A loose uniform's declaration is rewritten whole (its layout with it).
+            let replaced = self
+                .edits
+                .iter()
+                .any(|e| e.range.start <= t.range.start && t.range.end <= e.range.end);
+            if t.directive
+                || !matches!(w, "row_major" | "column_major")
+                || self.matrix_words.contains(&i)
+                || replaced
+            {
                 continue;
             }
             // Inside `layout(…)`: the nearest bracket before it opens after `layout`.
@@ -639,16 +722,14 @@ impl Rewriter<'_> {
             let mut d = Diagnostic::error(
                 "glsl.matrix-layout",
                 format!(
-                    "`{w}` is not read from GLSL text: naga's GLSL front end has no matrix \
-                     layouts, every matrix in a uniform block is stored by column"
+                    "`{w}` is not read here: only uniform blocks, their members and loose \
+                     uniforms take a matrix layout in GLSL text (naga's front end has none; \
+                     those are rewritten)"
                 ),
             )
             .with_note(
-                "for rows in registers (what citro3d's C3D_FVUnifMtx4x4 uploads, what AGAL's \
-                 m44 reads), declare the matrix without the qualifier and multiply the vector \
-                 by it (`v * m`): each register is then a row dotted with the vector; or \
-                 compile with glslang (`glslangValidator -V shader.vert -o shader.vert.spv`) \
-                 and pass the .spv, where `row_major` works",
+                "declare the matrix in a uniform block, or compile with glslang \
+                 (`glslangValidator -V shader.vert -o shader.vert.spv`) and pass the .spv",
             );
             d.text_range = Some(t.range.clone());
             return Err(Box::new(d));
@@ -753,12 +834,26 @@ impl Rewriter<'_> {
             return Ok(());
         };
         let ty = self.w(ty_i).to_string();
+        if ty == ";" && storage == "uniform" {
+            // `layout(row_major) uniform;`: the default for the blocks after it.
+            if let Some((kw, close)) = layout {
+                let (setting, words) = self.layout_matrix_words(kw + 1, close);
+                if let Some(row_major) = setting {
+                    self.default_row_major = row_major;
+                }
+                self.drop_matrix_words(kw, close, &words, Emptied::Statement(end));
+            }
+            return Ok(());
+        }
         if ty == "struct" {
             return Ok(()); // a structure declared in place: naga's to judge
         }
         if self.w(idx.get(p + 1).copied().unwrap_or(end)) == "{" {
-            if storage == "uniform" && !has("binding") {
-                self.block_binding(start, layout)?;
+            if storage == "uniform" {
+                self.block_matrices(layout, idx[p + 1])?;
+                if !has("binding") {
+                    self.block_binding(start, layout)?;
+                }
             }
             return Ok(());
         }
@@ -918,6 +1013,20 @@ impl Rewriter<'_> {
                         if stored != ty {
                             self.bools.insert(name.clone(), ty.clone());
                         }
+                        // A row-major matrix is stored as its transposed type, by column.
+                        let row_major =
+                            has("row_major") || (self.default_row_major && !has("column_major"));
+                        let transposed = transposed_type(stored).filter(|_| row_major);
+                        let stored = transposed.as_deref().unwrap_or(stored);
+                        if transposed.is_some() {
+                            self.row_major.insert(
+                                name.clone(),
+                                RowMajor {
+                                    instance: None,
+                                    array: !arr.is_empty() || !type_array.is_empty(),
+                                },
+                            );
+                        }
                         out += &format!(
                             "layout(std140, set = 2, binding = {binding}) uniform \
                              spv2retro_uniform_{name} {{ {kept}{stored}{type_array} {name}{arr}; }};"
@@ -995,6 +1104,174 @@ impl Rewriter<'_> {
         (0..)
             .find(|&l| (l..l + size).all(|k| !used.contains(&k)))
             .unwrap_or(0)
+    }
+
+    /// If token `i` starts a read of a row-major matrix uniform, the token that ends it.
+    fn row_major_read(&self, i: usize) -> Option<usize> {
+        if self.matrix_decls.contains(&i) || self.w(i.wrapping_sub(1)) == "." {
+            return None;
+        }
+        let w = self.w(i);
+        // Past an array index at `k`, if there is one.
+        let past_index = |k: usize| -> usize {
+            if self.w(k + 1) == "[" {
+                self.matching(k + 1).unwrap_or(k)
+            } else {
+                k
+            }
+        };
+        if let Some(rm) = self.row_major.get(w).filter(|rm| rm.instance.is_none()) {
+            return Some(if rm.array { past_index(i) } else { i });
+        }
+        // `inst.m`, `inst[j].m`.
+        let at = past_index(i);
+        if self.w(at + 1) != "." {
+            return None;
+        }
+        let member = self.w(at + 2);
+        let rm = self.row_major.get(member)?;
+        let (instance, _) = rm.instance.as_ref()?;
+        (instance == w).then(|| if rm.array { past_index(at + 2) } else { at + 2 })
+    }
+
+    /// The matrix layout a `layout(…)` (its tokens `from..close`) sets, `Some(true)` for
+    /// `row_major`, and the tokens that say it.
+    fn layout_matrix_words(&self, from: usize, close: usize) -> (Option<bool>, Vec<usize>) {
+        let mut setting = None;
+        let mut words = Vec::new();
+        for k in from..close {
+            match self.w(k) {
+                "row_major" => setting = Some(true),
+                "column_major" => setting = Some(false),
+                _ => continue,
+            }
+            words.push(k);
+        }
+        (setting, words)
+    }
+
+    /// Takes the matrix `words` out of the `layout(…)` at `kw` (`close`: its `)`), with a
+    /// comma next to each; a layout left empty becomes what `emptied` says.
+    fn drop_matrix_words(&mut self, kw: usize, close: usize, words: &[usize], emptied: Emptied) {
+        if words.is_empty() {
+            return;
+        }
+        self.matrix_words.extend(words.iter().copied());
+        let items = (kw + 2..close).filter(|&k| self.w(k) != ",").count();
+        if items == words.len() {
+            let (from, to, text) = match emptied {
+                Emptied::Std140 => (kw + 2, close - 1, "std140"),
+                Emptied::Drop => (kw, close, ""),
+                Emptied::Statement(end) => (kw, end, ""),
+            };
+            if from <= to {
+                self.edits.push(Edit {
+                    range: self.span(from, to),
+                    text: text.into(),
+                });
+            }
+            return;
+        }
+        for &k in words {
+            let range = if self.w(k + 1) == "," {
+                self.toks[k].range.start..self.toks[k + 2].range.start
+            } else if self.w(k - 1) == "," {
+                self.toks[k - 1].range.start..self.toks[k].range.end
+            } else {
+                self.toks[k].range.clone()
+            };
+            self.edits.push(Edit {
+                range,
+                text: String::new(),
+            });
+        }
+    }
+
+    /// A uniform block (its `{` at `open`): its matrices' layouts, from the block's
+    /// `layout(…)`, each member's, and the default. Naga has column-major matrices only, so a
+    /// row-major one is declared as its transposed type, which holds the same registers by
+    /// column, and read through `transpose` (see `expressions`).
+    fn block_matrices(
+        &mut self,
+        layout: Option<(usize, usize)>,
+        open: usize,
+    ) -> Result<(), Box<Diagnostic>> {
+        let close = self
+            .matching(open)
+            .ok_or_else(|| at(self.toks[open].range.clone(), "this brace is never closed"))?;
+        let mut block_row_major = self.default_row_major;
+        if let Some((kw, lclose)) = layout {
+            let (setting, words) = self.layout_matrix_words(kw + 1, lclose);
+            block_row_major = setting.unwrap_or(block_row_major);
+            self.drop_matrix_words(kw, lclose, &words, Emptied::Std140);
+        }
+        // `} name;` or `} name[n];`: an instance.
+        let instance = (self.toks.get(close + 1).map(|t| t.kind) == Some(Kind::Ident))
+            .then(|| (self.w(close + 1).to_string(), self.w(close + 2) == "["));
+        let mut k = open + 1;
+        while k < close {
+            // One member: to its `;`.
+            let end = (k..close).find(|&e| self.w(e) == ";").unwrap_or(close);
+            let mut row_major = block_row_major;
+            let mut t = k;
+            if self.w(t) == "layout" {
+                let lclose = self.matching(t + 1).unwrap_or(t + 1);
+                let (setting, words) = self.layout_matrix_words(t + 2, lclose);
+                row_major = setting.unwrap_or(row_major);
+                self.drop_matrix_words(t, lclose, &words, Emptied::Drop);
+                t = lclose + 1;
+            }
+            while matches!(self.w(t), "highp" | "mediump" | "lowp" | "precise") {
+                t += 1;
+            }
+            let ty = self.w(t).to_string();
+            if row_major && !builtin_type(&ty) && t < end {
+                let mut d = Diagnostic::error(
+                    "glsl.matrix-layout",
+                    format!(
+                        "a row-major block's structure member `{ty}` is not read from GLSL \
+                         text: its matrices would be stored by column"
+                    ),
+                )
+                .with_note(
+                    "make the block column-major and the structure's matrices members of \
+                     their own, or compile with glslang (`glslangValidator -V shader.vert -o \
+                     shader.vert.spv`) and pass the .spv",
+                );
+                d.text_range = Some(self.toks[t].range.clone());
+                return Err(Box::new(d));
+            }
+            if let Some(stored) = transposed_type(&ty).filter(|_| row_major) {
+                if stored != ty {
+                    self.edits.push(Edit {
+                        range: self.toks[t].range.clone(),
+                        text: stored,
+                    });
+                }
+                let type_array = self.w(t + 1) == "[";
+                // The declarators: `name`, `name[n]`, separated by commas.
+                let mut d = t + 1;
+                while d < end {
+                    if self.toks[d].kind == Kind::Ident {
+                        let array = type_array || self.w(d + 1) == "[";
+                        self.matrix_decls.insert(d);
+                        self.row_major.insert(
+                            self.w(d).to_string(),
+                            RowMajor {
+                                instance: instance.clone(),
+                                array,
+                            },
+                        );
+                    }
+                    d = match self.w(d) {
+                        "[" => self.matching(d).map_or(d + 1, |c| c + 1),
+                        _ => d + 1,
+                    };
+                }
+            }
+            k = end + 1;
+        }
+        Ok(())
     }
 
     /// A uniform block without a binding gets the next one (set 2, std140 unless the author
@@ -1145,6 +1422,22 @@ impl Rewriter<'_> {
                 };
                 let e = compat.entry(w.clone()).or_insert(0);
                 *e = (*e).max(len);
+            }
+            // A row-major matrix is stored transposed: read through `transpose`, the whole
+            // matrix (`m`, `m[i]` of an array of them, `inst.m`, `inst[j].m`).
+            if let Some(end) = self.row_major_read(i) {
+                let a = t.range.start;
+                let z = self.toks[end].range.end;
+                self.edits.push(Edit {
+                    range: a..a,
+                    text: "transpose(".into(),
+                });
+                self.edits.push(Edit {
+                    range: z..z,
+                    text: ")".into(),
+                });
+                i = end + 1;
+                continue;
             }
             // A bool uniform is an int in its block: read as a bool where used.
             if let Some(ty) = self.bools.get(&w).cloned() {
@@ -1347,6 +1640,23 @@ mod tests {
 
     fn rewritten(text: &str, stage: Stage) -> String {
         rewrite(text, stage, "t.glsl", None).unwrap().text
+    }
+
+    #[test]
+    fn row_major_matrices_are_stored_transposed_and_read_through_transpose() {
+        let v = "#version 450\nlayout(location = 0) in vec4 p;\n\
+                 layout(row_major) uniform mat2x4 t;\n\
+                 layout(std140, row_major) uniform B { mat4 m; layout(column_major) mat4 c; };\n\
+                 void main() { gl_Position = m * p + c * p + vec4(t * p.xy); }\n";
+        let out = rewritten(v, Stage::Vertex);
+        assert!(out.contains("mat4x2 t; }"), "{out}");
+        assert!(out.contains("layout(std140, set = 2, binding = 1) uniform B"), "{out}");
+        assert!(out.contains("{ mat4 m;  mat4 c; }"), "{out}");
+        assert!(
+            out.contains("transpose(m) * p + c * p + vec4(transpose(t) * p.xy)"),
+            "{out}"
+        );
+        assert!(!out.contains("row_major") && !out.contains("column_major"), "{out}");
     }
 
     #[test]

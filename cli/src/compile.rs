@@ -357,6 +357,8 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut line_map = None;
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut bool_uniforms: Vec<String> = Vec::new();
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut row_major: Vec<String> = Vec::new();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
     let (input, text): (Input<'_>, Option<&str>) = match source.code {
@@ -382,9 +384,11 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
                 renames: r,
                 line_map: lm,
                 bool_uniforms: bools,
+                row_major: rows,
             } = crate::naga_input::glsl(glsl, stage, name, &input)?;
             line_map = Some(lm);
             bool_uniforms = bools;
+            row_major = rows;
             renames = r;
             if !warnings.is_empty() {
                 source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
@@ -412,7 +416,10 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut mir = frontend_spirv::lower::lower(&valid, &entry).map_err(reject)?;
     #[cfg(feature = "glsl")]
-    crate::classic_glsl::bool_registers(&mut mir, &bool_uniforms);
+    {
+        crate::classic_glsl::bool_registers(&mut mir, &bool_uniforms);
+        crate::classic_glsl::row_major_layouts(&mut mir, &row_major);
+    }
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),

@@ -109,6 +109,7 @@ pub(crate) fn glsl(
         words,
         warnings: rewritten.warnings,
         bool_uniforms: rewritten.bool_uniforms,
+        row_major: rewritten.row_major,
         renames: rewritten.renames,
         line_map,
     })
@@ -125,6 +126,8 @@ pub(crate) struct Glsl {
     pub renames: Vec<(String, String)>,
     /// Loose scalar `uniform bool`s, ints for naga (see `classic_glsl::bool_registers`).
     pub bool_uniforms: Vec<String>,
+    /// Row-major matrix uniforms (see `classic_glsl::row_major_layouts`).
+    pub row_major: Vec<String>,
     /// For each line of the text naga read (its `OpLine`s), the author's line.
     pub line_map: Vec<u32>,
 }
