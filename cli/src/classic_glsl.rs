@@ -1650,13 +1650,19 @@ mod tests {
                  void main() { gl_Position = m * p + c * p + vec4(t * p.xy); }\n";
         let out = rewritten(v, Stage::Vertex);
         assert!(out.contains("mat4x2 t; }"), "{out}");
-        assert!(out.contains("layout(std140, set = 2, binding = 1) uniform B"), "{out}");
+        assert!(
+            out.contains("layout(std140, set = 2, binding = 1) uniform B"),
+            "{out}"
+        );
         assert!(out.contains("{ mat4 m;  mat4 c; }"), "{out}");
         assert!(
             out.contains("transpose(m) * p + c * p + vec4(transpose(t) * p.xy)"),
             "{out}"
         );
-        assert!(!out.contains("row_major") && !out.contains("column_major"), "{out}");
+        assert!(
+            !out.contains("row_major") && !out.contains("column_major"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -56,3 +56,71 @@ fn a_vec3_returned_to_a_vec4_output_keeps_every_lane() {
     assert_eq!(out.outputs[output_register(&c, "color")], color);
     assert_eq!(out.outputs[output_register(&c, "gl_Position")], position);
 }
+
+/// Varyings built lane by lane are built in the varying register: a `vec3` from a computed
+/// `vec2` and a computed scalar (Starling's distance-field shadow: `sub v7.xy …`, `add
+/// v7.z …`), whose last piece also writes the fourth lane (Flash wants all four written), a
+/// `vec4` from a product and literals, and a `vec2` of two dot products. No temporary is
+/// copied into a varying, Flash's rules hold (every compile is validated), and the values are
+/// right.
+const PIECES: &str = "#version 450
+layout(location = 0) in vec4 p;
+layout(location = 1) in vec4 q;
+layout(location = 0) out vec3 shadow;
+layout(location = 1) out vec4 tinted;
+layout(location = 2) out vec2 lit;
+void main() {
+    gl_Position = p;
+    shadow = vec3(p.xy - q.zw * 2.0, p.x + (p.x - q.x));
+    tinted = vec4(p.x * q.y, 0.5, 0.25, 1.0);
+    lit = vec2(dot(p, q), dot(p.xyz, q.xyz));
+}
+";
+
+#[test]
+fn varyings_built_lane_by_lane_are_built_in_place_and_padded() {
+    let p = [0.5f32, -1.0, 2.0, 7.0];
+    let q = [1.5f32, 0.25, -0.5, 3.0];
+    let shadow = [p[0] - q[2] * 2.0, p[1] - q[3] * 2.0, p[0] + (p[0] - q[0])];
+    let tinted = [p[0] * q[1], 0.5, 0.25, 1.0];
+    let dot: f32 = (0..4).map(|k| p[k] * q[k]).sum();
+    let dot3: f32 = (0..3).map(|k| p[k] * q[k]).sum();
+    let lit = [dot, dot3];
+    for profile in AGAL_PROFILES {
+        let c = compile(Source::glsl(PIECES, Stage::Vertex), &Options::agal(profile))
+            .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        // No copy of a temporary into a varying: every piece lands in place.
+        assert!(
+            !c.listing
+                .lines()
+                .any(|l| l.starts_with("mov v") && l.contains(", vt")),
+            "{profile:?}:\n{}",
+            c.listing
+        );
+        let program = Program::decode(&c.bytes).unwrap();
+        let out = run_vertex(
+            &program,
+            &VertexInputs {
+                attributes: &[p, q],
+                constants: &literal_constants(&c),
+                instance_id: 0,
+            },
+        )
+        .unwrap();
+        let near =
+            |got: &[f32], want: &[f32]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-5);
+        let v = |name: &str| out.varyings[output_register(&c, name)];
+        assert!(
+            near(&v("shadow"), &shadow),
+            "{profile:?}: {:?}\n{}",
+            v("shadow"),
+            c.listing
+        );
+        assert!(
+            near(&v("tinted"), &tinted),
+            "{profile:?}: {:?}",
+            v("tinted")
+        );
+        assert!(near(&v("lit"), &lit), "{profile:?}: {:?}", v("lit"));
+    }
+}

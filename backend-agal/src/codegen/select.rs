@@ -172,6 +172,8 @@ pub fn select(
         span: Span::default(),
         outputs_at: HashMap::default(),
         output_constructs: HashMap::default(),
+        output_pads: HashMap::default(),
+        pad_next: None,
         places: HashMap::default(),
         constant_copies: Vec::new(),
         chains: Chains::default(),
@@ -212,6 +214,12 @@ struct Selector<'a> {
     /// Vectors built piece by piece straight into a varying or `op` (each piece writes its
     /// lanes of the output; no temporary and no copy after).
     output_constructs: HashMap<Value, OutputReg>,
+    /// Pieces of those that also write the output's lanes the vector does not have (Flash
+    /// wants all four written; any value will do): the lanes, the piece's last own lane, and
+    /// whether its sources are read lane-wise (their swizzles then repeat that lane there).
+    output_pads: HashMap<Value, (Mask, u8, bool)>,
+    /// The padding of the instruction being committed, for [`Selector::emit`].
+    pad_next: Option<(Mask, u8, bool)>,
     /// Values of the current block computed straight into a construct's lanes.
     places: HashMap<Value, Place>,
     /// Constant registers copied into a temporary in the current block (for Flash's one
@@ -528,7 +536,28 @@ impl Selector<'_> {
         };
         let lane_wise_output = matches!(slot.reg, RegType::Varying)
             || (slot.reg == RegType::Output && self.iface.stage == Stage::Vertex);
-        let covered = lanes == slot.mask.bits().count_ones() as usize || groups > 0;
+        let mut covered = lanes == slot.mask.bits().count_ones() as usize || groups > 0;
+        // No move of the construct's own to pad with: the piece computing its last lanes
+        // writes the rest too, if it writes lanes freely.
+        let pad = Mask::from_bits_truncate(slot.mask.bits() & !lanes_mask(0, lanes as u8).bits());
+        if !covered && !pad.is_empty() {
+            let last = self.places.iter().find_map(|(&v, p)| match *p {
+                Place::Lane { chain, lane, count }
+                    if chain == c && usize::from(lane + count) == lanes =>
+                {
+                    Some((v, lane + count - 1))
+                }
+                _ => None,
+            });
+            let op = last.and_then(|(v, _)| self.f.def_inst(v)).map(|d| d.op);
+            if let (Some((v, lane)), Some(op)) = (last, op) {
+                let lanewise = op.is_lanewise_float() && op != Op::Sat;
+                if lanewise || matches!(op, Op::Dot(_)) {
+                    self.output_pads.insert(v, (pad, lane, lanewise));
+                    covered = true;
+                }
+            }
+        }
         let shared = self.matrices.get(&c).is_some_and(|p| self.is_shared(p));
         if lane_wise_output && covered && !shared && !self.outputs_at.contains_key(&c) {
             self.output_constructs.insert(c, slot);
@@ -903,7 +932,14 @@ impl Selector<'_> {
             Target::Own => VDst::Temp(self.vreg(r), fixed_mask.unwrap_or(lanes_mask(0, n))),
             Target::Place(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
             Target::Place(Place::Lane { chain, lane, count }) => {
-                self.piece(chain, fixed_mask.unwrap_or(lanes_mask(lane, count)))
+                let mask = fixed_mask.unwrap_or(lanes_mask(lane, count));
+                match self.output_pads.get(&r).copied() {
+                    Some((pad, last, lanewise)) if self.output_constructs.contains_key(&chain) => {
+                        self.pad_next = Some((pad, last, lanewise));
+                        self.piece(chain, Mask::from_bits_truncate(mask.bits() | pad.bits()))
+                    }
+                    _ => self.piece(chain, mask),
+                }
             }
             Target::Pack(offset) => {
                 let mask = fixed_mask.unwrap_or(lanes_mask(offset, n));
@@ -1526,7 +1562,20 @@ impl Selector<'_> {
 
     /// Appends `inst`, legalised.
     fn emit(&mut self, inst: VInst) {
-        let inst = self.legalize(inst);
+        // The padding of an output piece is this instruction's (not a copy legalising adds).
+        let pad = self.pad_next.take();
+        let mut inst = self.legalize(inst);
+        if let (Some((pad, last, true)), VInst::Alu { a, b, .. }) = (pad, &mut inst) {
+            for op in std::iter::once(a).chain(b.as_mut()) {
+                let mut lanes = op.swizzle.lanes();
+                for p in 0..4 {
+                    if pad.bits() & (1 << p) != 0 {
+                        lanes[p] = lanes[usize::from(last)];
+                    }
+                }
+                op.swizzle = Swizzle::new(lanes);
+            }
+        }
         let ops = inst.operands();
         self.code.push(inst, &ops, self.span);
     }
