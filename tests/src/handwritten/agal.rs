@@ -50,6 +50,12 @@ pub const PROGRAMS: &[&str] = &[
     "starling/multi_texture.vert",
     "starling/multi_texture_baseline.frag",
     "starling/multi_texture_standard.frag",
+    "starling1/quad.vert",
+    "starling1/image.vert",
+    "starling1/image.frag",
+    "starling1/blur.vert",
+    "starling1/blur_tinted.frag",
+    "starling1/displacement_map.frag",
 ];
 
 /// The folder of the AGAL references.
