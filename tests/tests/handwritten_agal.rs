@@ -398,7 +398,11 @@ fn size_table() {
         .map(|c| c.reflection.stats.instructions);
         match n {
             Ok(n) => {
-                let mark = if n > r.hand_instructions { " (longer)" } else { "" };
+                let mark = if n > r.hand_instructions {
+                    " (longer)"
+                } else {
+                    ""
+                };
                 println!("| {} | {} | {n}{mark} |", r.name, r.hand_instructions);
                 hand += r.hand_instructions;
                 compiled += n;
