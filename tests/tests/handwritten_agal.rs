@@ -63,12 +63,17 @@ fn range_at(ranges: &[Range], i: usize) -> Range {
 }
 
 /// A smooth texture, different per sampler, sampled at the raw coordinate (so neither
-/// program's sampler flags or filtering matter: both see the same function of u and v).
-struct Smooth(u16);
+/// program's sampler flags or filtering matter: both see the same function of u and v). A cube
+/// map is the same kind of function of the normalised direction (a cube map sees only the
+/// direction, not its length).
+struct Smooth {
+    sampler: u16,
+    cube: bool,
+}
 
 impl Texture for Smooth {
     fn is_cube(&self) -> bool {
-        false
+        self.cube
     }
     fn levels(&self) -> u32 {
         1
@@ -80,8 +85,19 @@ impl Texture for Smooth {
         [0.0; 4]
     }
     fn exact(&self, coord: Vec4, _bias: f32) -> Option<Vec4> {
-        let (u, v, s) = (coord[0], coord[1], f32::from(self.0));
+        let s = f32::from(self.sampler);
         let wave = |a: f32| 0.5 + 0.5 * a.sin();
+        if self.cube {
+            let len = (coord[0] * coord[0] + coord[1] * coord[1] + coord[2] * coord[2]).sqrt();
+            let (x, y, z) = (coord[0] / len, coord[1] / len, coord[2] / len);
+            return Some([
+                wave(2.1 * x + 1.3 * y - 0.7 * z + s),
+                wave(1.7 * x - 2.3 * y + 1.9 * z + 0.4),
+                wave(3.1 * x * y + 1.1 * z + 0.5),
+                0.05 + 0.95 * wave(0.9 * x + 2.7 * z - s + 1.1),
+            ]);
+        }
+        let (u, v) = (coord[0], coord[1]);
         Some([
             wave(2.1 * u + 1.3 * v + s),
             wave(1.7 * u - 2.3 * v + 2.0 * s + 0.4),
@@ -89,6 +105,23 @@ impl Texture for Smooth {
             0.05 + 0.95 * wave(0.9 * u + 2.7 * v - s + 1.1),
         ])
     }
+}
+
+/// The samplers an original reads as cube maps: those of its `tex` lines with `cube` among the
+/// flags.
+fn cube_samplers(text: &str) -> Vec<u16> {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .filter_map(|l| {
+            let (operands, flags) = l.split_once('<')?;
+            if !flags.to_ascii_lowercase().contains("cube") {
+                return None;
+            }
+            operands
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .find_map(|w| w.strip_prefix("fs")?.parse().ok())
+        })
+        .collect()
 }
 
 /// Textures at `fs0` … `fs7`.
@@ -235,7 +268,15 @@ fn check(o: &Original) -> Result<(), String> {
             }
         }
     }
-    let textures = Bound((0..8).map(Smooth).collect());
+    let cubes = cube_samplers(&o.text);
+    let textures = Bound(
+        (0..8)
+            .map(|sampler| Smooth {
+                sampler,
+                cube: cubes.contains(&sampler),
+            })
+            .collect(),
+    );
     let mut rng = Rng::new(&r.name);
     for case in 0..CASES {
         let values = draw_values(&o.setup, &mut rng);
@@ -339,4 +380,35 @@ fn setups_are_consistent() {
         }
         assert!(o.reference.hand_instructions > 0, "{}", o.reference.name);
     }
+}
+
+/// The size table (`--nocapture` shows it): each AGAL reference's count by hand and compiled
+/// (a rewrite the compiler refuses is shown as such rather than stopping the table).
+#[test]
+fn size_table() {
+    let (mut hand, mut compiled) = (0, 0);
+    println!("| hand-written program | by hand | compiled |\n|---|---|---|");
+    for o in originals() {
+        let r = &o.reference;
+        let text = std::fs::read_to_string(&r.rewrite).unwrap_or_default();
+        let n = spv2retro::compile(
+            Source::glsl(&text, r.stage).named(&r.rewrite.to_string_lossy()),
+            &r.options(),
+        )
+        .map(|c| c.reflection.stats.instructions);
+        match n {
+            Ok(n) => {
+                let mark = if n > r.hand_instructions {
+                    " (longer)"
+                } else {
+                    ""
+                };
+                println!("| {} | {} | {n}{mark} |", r.name, r.hand_instructions);
+                hand += r.hand_instructions;
+                compiled += n;
+            }
+            Err(e) => println!("| {} | {} | refused: {e} |", r.name, r.hand_instructions),
+        }
+    }
+    println!("| **sum** (compiled ones) | {hand} | {compiled} |");
 }

@@ -50,6 +50,21 @@ pub const PROGRAMS: &[&str] = &[
     "starling/multi_texture.vert",
     "starling/multi_texture_baseline.frag",
     "starling/multi_texture_standard.frag",
+    "starling1/quad.vert",
+    "starling1/image.vert",
+    "starling1/blur.vert",
+    "starling1/blur_tinted.frag",
+    "starling1/displacement_map.frag",
+    "away3d/skybox.vert",
+    "away3d/skybox.frag",
+    "away3d/segment.vert",
+    "away3d/outline.vert",
+    "away3d/depth_map.vert",
+    "away3d/depth_map.frag",
+    "away3d/distance_map.vert",
+    "away3d/distance_map.frag",
+    "away3d/bright_pass.frag",
+    "away3d/bloom_composite.frag",
 ];
 
 /// The folder of the AGAL references.
