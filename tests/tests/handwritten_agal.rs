@@ -8,7 +8,7 @@
 //! The vertex outputs (`op` and the varyings the rewrite declares) or the fragment colour must
 //! agree.
 //!
-//! `cargo test -p tests --test handwritten_agal -- --nocapture` also prints the size table.
+//! The sizes are held to account by `handwritten_size.rs` (`-- --nocapture` prints the table).
 
 use backend_agal::sim::{
     FragmentInputs, Texture, Textures, Vec4, VertexInputs, run_fragment, run_vertex,
@@ -380,35 +380,4 @@ fn setups_are_consistent() {
         }
         assert!(o.reference.hand_instructions > 0, "{}", o.reference.name);
     }
-}
-
-/// The size table (`--nocapture` shows it): each AGAL reference's count by hand and compiled
-/// (a rewrite the compiler refuses is shown as such rather than stopping the table).
-#[test]
-fn size_table() {
-    let (mut hand, mut compiled) = (0, 0);
-    println!("| hand-written program | by hand | compiled |\n|---|---|---|");
-    for o in originals() {
-        let r = &o.reference;
-        let text = std::fs::read_to_string(&r.rewrite).unwrap_or_default();
-        let n = spv2retro::compile(
-            Source::glsl(&text, r.stage).named(&r.rewrite.to_string_lossy()),
-            &r.options(),
-        )
-        .map(|c| c.reflection.stats.instructions);
-        match n {
-            Ok(n) => {
-                let mark = if n > r.hand_instructions {
-                    " (longer)"
-                } else {
-                    ""
-                };
-                println!("| {} | {} | {n}{mark} |", r.name, r.hand_instructions);
-                hand += r.hand_instructions;
-                compiled += n;
-            }
-            Err(e) => println!("| {} | {} | refused: {e} |", r.name, r.hand_instructions),
-        }
-    }
-    println!("| **sum** (compiled ones) | {hand} | {compiled} |");
 }

@@ -8,10 +8,10 @@
 use tests::handwritten::{all, measure, table};
 
 /// Programs in the set: a reference dropped from it cannot make the sum look better.
-const PROGRAMS: usize = 59;
+const PROGRAMS: usize = 74;
 
-/// The set's compiled sum (hand-written: 850), at most.
-const COMPILED_SUM: usize = 745;
+/// The set's compiled sum (hand-written: 958), at most.
+const COMPILED_SUM: usize = 846;
 
 #[test]
 fn no_program_compiles_longer_than_by_hand_and_the_sum_does_not_grow() {
@@ -31,7 +31,7 @@ fn no_program_compiles_longer_than_by_hand_and_the_sum_does_not_grow() {
     );
     let sum: usize = measured.iter().map(|m| m.compiled).sum();
     let hand: usize = measured.iter().map(|m| m.hand).sum();
-    assert_eq!(hand, 850, "the hand-written counts changed");
+    assert_eq!(hand, 958, "the hand-written counts changed");
     assert!(
         sum <= COMPILED_SUM,
         "the set compiles to {sum} instructions, more than the {COMPILED_SUM} measured before"
