@@ -10,6 +10,7 @@
 //!   copyprop  moves and swizzles folded into their uses
 //!   cse       identical pure instructions merged
 //!   narrow    lanes of a construct nobody reads dropped
+//!   conditions  merge parameters that are a branch's condition; edge arguments it decides
 //!   dce       dead instructions and parameters removed
 //!   once      loops folding left unable to repeat stop being loops
 //! unroll    loops with a constant trip count are copied out (within a budget)
@@ -32,6 +33,7 @@ pub mod blocks;
 pub mod bools;
 pub mod bounds;
 pub mod breaks;
+pub mod conditions;
 pub mod copyprop;
 pub mod cse;
 pub mod dce;
@@ -225,6 +227,7 @@ pub fn cleanup(module: &mut Module) -> Result<usize, VerifyError> {
         changed |= run_pass(module, "copyprop", copyprop::run)?;
         changed |= run_pass(module, "cse", cse::run)?;
         changed |= run_pass(module, "params", params::fold_trivial)?;
+        changed |= run_pass(module, "conditions", conditions::run)?;
         changed |= run_pass(module, "narrow", narrow::run)?;
         changed |= run_pass(module, "dce", dce::run)?;
         changed |= run_pass(module, "blocks", blocks::run)?;

@@ -56,6 +56,9 @@ pub fn run(f: &mut Function) -> bool {
                     Some(args[0])
                 }
                 Op::Pow if is(&args[1], 1.0) => Some(args[0]),
+                // `float(c) != 0` is c (a bool made a float and compared back).
+                Op::Cmp(CmpOp::Ne) if is(&args[1], 0.0) => bool_of_float(f, &args[0], lanes),
+                Op::Cmp(CmpOp::Ne) if is(&args[0], 0.0) => bool_of_float(f, &args[1], lanes),
                 // `x * 0 + c` is c, as `x * 0` is 0 (see above): a matrix times a
                 // vector whose last lane is a constant 0 loses its last column.
                 Op::Mad if is(&args[0], 0.0) || is(&args[1], 0.0) => Some(args[2]),
@@ -319,6 +322,23 @@ fn dph(f: &Function, args: &[Operand]) -> Option<(Op, Vec<Operand>)> {
         return Some((Op::Dph, vec![p, args[other]]));
     }
     None
+}
+
+/// The bool `c` read in every lane, when `x` reads lane 0 of `float(c)` (a one-lane
+/// `BoolToFloat`) in every lane and has no modifiers: `float(c) != 0` is then `c`.
+fn bool_of_float(f: &Function, x: &Operand, lanes: u8) -> Option<Operand> {
+    let inner = f.def_inst(x.value)?;
+    let scalar = f.ty(x.value).lanes == 1
+        && (0..usize::from(lanes)).all(|l| x.swizzle.lane(l) == 0)
+        && !x.neg
+        && !x.abs;
+    (inner.op == Op::BoolToFloat && scalar).then(|| {
+        let c = inner.args[0];
+        Operand {
+            swizzle: Swizzle::splat(c.swizzle.lane(0)),
+            ..c
+        }
+    })
 }
 
 fn frexp(x: f32) -> (f32, i32) {

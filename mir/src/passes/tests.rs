@@ -362,6 +362,101 @@ fn params_fold_a_parameter_with_one_value() {
     assert!(text(&m).contains("return v0"), "{}", text(&m));
 }
 
+/// `x = c ? 1.0 : 0.0` written as an `if` (then: 1, else: 0 through an empty arm), then
+/// `y = (float(x != 0) ... ` and an edge passing `1 - x`: the merge parameter becomes
+/// `float(c)`, the `if` choosing between nothing goes, `x != 0` is `c`, and the edge where
+/// `c` is false passes 1.
+#[test]
+fn conditions_make_merges_of_the_condition_the_condition() {
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let c = op(
+        f,
+        e,
+        Op::Cmp(CmpOp::Gt),
+        vec![
+            a.reswizzled(Swizzle::splat(0)),
+            a.reswizzled(Swizzle::splat(1)),
+        ],
+        1,
+    );
+    f.values[c.value].ty = Ty::bool(1);
+    let one = konst(f, e, &[1.0]);
+    let (arm, j, t2, end) = (
+        f.new_block(span()),
+        f.new_block(span()),
+        f.new_block(span()),
+        f.new_block(span()),
+    );
+    let x = f.add_param(j, Ty::float(1));
+    f.blocks[e].term = Terminator::Branch {
+        cond: c,
+        then: Edge {
+            target: j,
+            args: vec![one],
+        },
+        otherwise: Edge::to(arm),
+    };
+    f.blocks[e].structure = Some(Structure::If { merge: j });
+    let zero = konst(f, arm, &[0.0]);
+    f.blocks[arm].term = Terminator::Jump(Edge {
+        target: j,
+        args: vec![zero],
+    });
+    // In j: test x != 0 again, and pass 1 - x where it is false.
+    let zero_j = konst(f, j, &[0.0]);
+    let again = op(f, j, Op::Cmp(CmpOp::Ne), vec![Operand::new(x), zero_j], 1);
+    f.values[again.value].ty = Ty::bool(1);
+    let not_x = op(f, j, Op::Sub, vec![one, Operand::new(x)], 1);
+    let r = f.add_param(end, Ty::float(1));
+    f.blocks[j].term = Terminator::Branch {
+        cond: again,
+        then: Edge::to(t2),
+        otherwise: Edge {
+            target: end,
+            args: vec![not_x],
+        },
+    };
+    f.blocks[j].structure = Some(Structure::If { merge: end });
+    let half = konst(f, t2, &[0.5]);
+    f.blocks[t2].term = Terminator::Jump(Edge {
+        target: end,
+        args: vec![half],
+    });
+    let out = op(
+        f,
+        end,
+        Op::Mul,
+        vec![a, Operand::new(r).reswizzled(Swizzle::splat(0))],
+        4,
+    );
+    ret(f, end, out);
+    let cases = [vec![[2.0, 1.0, 0.0, 0.0]], vec![[-1.0, 3.0, 5.0, 7.0]]];
+    assert!(check(&mut m, conditions::run, &cases));
+    let t = text(&m);
+    assert!(t.contains("bool_to_float v"), "x is float(c):\n{t}");
+    // Once the unused parameter is gone, the `if` chooses between nothing.
+    assert!(check(&mut m, dce::run, &cases));
+    assert!(check(&mut m, conditions::run, &cases));
+    let t = text(&m);
+    assert!(
+        !t.contains(&format!("b{}:", arm.index())),
+        "the empty if is gone:\n{t}"
+    );
+    // The cleanup after it: `x != 0` is `c`, and `1 - x` on its false edge is 1.
+    assert!(check(&mut m, simplify::run, &cases));
+    assert!(check(&mut m, conditions::run, &cases));
+    assert!(check(&mut m, dce::run, &cases));
+    let t = text(&m);
+    assert!(
+        t.contains(&format!("branch v{}, ", c.value.index())),
+        "tests c:\n{t}"
+    );
+    assert!(!t.contains("= sub ") && !t.contains("cmp.ne"), "{t}");
+}
+
 #[test]
 fn blocks_merge_straight_line_pairs() {
     let mut m = module(1);
