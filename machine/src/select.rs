@@ -54,6 +54,9 @@ pub trait Hooks<'f> {
     fn passed(&self, _param: Value) -> bool {
         true
     }
+    /// What the block splitting the edge `from` → `to` does before it passes the arguments
+    /// (nothing by default).
+    fn edge(&mut self, _from: BlockId, _to: BlockId) {}
 }
 
 /// The arguments of edge `e` whose parameters are passed in registers.
@@ -92,6 +95,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
         let b = match origin {
             Origin::Block(b) => b,
             Origin::Edge(from, to) => {
+                h.edge(from, to);
                 let args = f.blocks[from]
                     .term
                     .edges()

@@ -14,6 +14,7 @@ pub fn passes() -> Options {
     Options {
         keep_uniform_branches: true,
         float_bools: true,
+        sink_into_arms: true,
         expand: Expand {
             sub: false,
             mad: false,

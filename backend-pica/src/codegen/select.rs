@@ -262,21 +262,21 @@ impl<'a> Hooks<'a> for Selector<'a> {
         // A merged output this block passes a value to that is not computed in place
         // (see `merged_output_places`): moved into the output here.
         if let mir::Terminator::Jump(e) = &f.blocks[b].term {
-            for (a, p) in e.args.iter().zip(&f.blocks[e.target].params) {
-                if !self.merged_outputs.contains(p) || self.outputs_at.contains_key(&a.value) {
-                    continue;
-                }
-                let Some(&Place::Output { reg, mask }) = self.outputs_at.get(p) else {
-                    continue;
-                };
-                self.fresh();
-                let src = self.src(a);
-                self.emit(VInst::Unary {
-                    op: UnaryOp::Mov,
-                    dst: VDst::Output(reg, mask),
-                    src,
-                });
-            }
+            self.move_merged_outputs(&e.args, e.target);
+        }
+    }
+
+    fn edge(&mut self, from: BlockId, to: BlockId) {
+        // The same on a branch's split edge.
+        let f = self.f;
+        if let Some(e) = f.blocks[from]
+            .term
+            .edges()
+            .into_iter()
+            .find(|e| e.target == to)
+        {
+            let args = e.args.clone();
+            self.move_merged_outputs(&args, to);
         }
     }
 
@@ -461,6 +461,27 @@ impl Selector<'_> {
         out
     }
 
+    /// Moves into their outputs the values `args` pass to merged outputs of `to` that are
+    /// not computed in place.
+    fn move_merged_outputs(&mut self, args: &[mir::Operand], to: BlockId) {
+        let f = self.f;
+        for (a, p) in args.iter().zip(&f.blocks[to].params) {
+            if !self.merged_outputs.contains(p) || self.outputs_at.contains_key(&a.value) {
+                continue;
+            }
+            let Some(&Place::Output { reg, mask }) = self.outputs_at.get(p) else {
+                continue;
+            };
+            self.fresh();
+            let src = self.src(a);
+            self.emit(VInst::Unary {
+                op: UnaryOp::Mov,
+                dst: VDst::Output(reg, mask),
+                src,
+            });
+        }
+    }
+
     /// Outputs returned from a merge (`if (c) o = a; else o = b;`): a value coming in that
     /// is computed by an instruction, in the block that passes it, for the merge alone, and
     /// outside loops, is computed straight into the output register on its own path; any
@@ -515,13 +536,21 @@ impl Selector<'_> {
             let incoming: Option<Vec<Option<Value>>> = preds[rb.index()]
                 .iter()
                 .map(|&p| {
-                    // Only a block that jumps: its write is the last on its path (a
-                    // branch's other path could reach the merge through a block that
-                    // writes again, and an output written twice freezes the GPU).
-                    let mir::Terminator::Jump(e) = &f.blocks[p].term else {
-                        return None;
+                    // In place only in a block that jumps: its write is then the last on
+                    // its path (a branch's other path could reach the merge through a block
+                    // that writes again, and an output written twice freezes the GPU). A
+                    // branch's edge to the merge is split (the merge has another
+                    // predecessor): what it passes is moved there.
+                    let (a, jump) = match &f.blocks[p].term {
+                        mir::Terminator::Jump(e) => (e.args.get(index as usize)?, true),
+                        mir::Terminator::Branch {
+                            then, otherwise, ..
+                        } if (then.target == rb) != (otherwise.target == rb) => {
+                            let e = if then.target == rb { then } else { otherwise };
+                            (e.args.get(index as usize)?, false)
+                        }
+                        _ => return None,
                     };
-                    let a = e.args.get(index as usize)?;
                     let defined_here = f.blocks[p]
                         .insts
                         .iter()
@@ -533,7 +562,7 @@ impl Selector<'_> {
                         && self.uses.get(&a.value) == Some(&1)
                         && writes(f, a.value)
                         && f.ty(a.value).lanes == lanes;
-                    Some(in_place.then_some(a.value))
+                    Some((in_place && jump).then_some(a.value))
                 })
                 .collect();
             let Some(incoming) = incoming else { continue };

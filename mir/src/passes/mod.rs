@@ -21,6 +21,7 @@
 //! pack      independent scalar and vec2 operations share one vec4 instruction
 //! scaled    a vector of signed lanes of one vector and zeros becomes one multiply
 //! gather    a lane-wise operation on lanes gathered from uniform registers goes lane by lane
+//! arms      work one side of a branch alone needs moves into that side (PICA200)
 //! mad       a multiply feeding only an add becomes one multiply-add
 //! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
@@ -29,6 +30,7 @@
 //! In tests and debug builds the verifier runs after every pass, so a pass that breaks the
 //! IR is caught where it does.
 
+pub mod arms;
 pub mod blocks;
 pub mod bools;
 pub mod bounds;
@@ -90,6 +92,9 @@ pub struct Options {
     pub float_bools: bool,
     /// Operations the target lacks, expanded into ones it has.
     pub expand: expand::Expand,
+    /// Whether work only one side of a branch needs moves into that side (see [`arms`]; not
+    /// for targets whose conditional blocks restrict what they hold).
+    pub sink_into_arms: bool,
 }
 
 /// Which `if`s the if-conversion pass turns into selects.
@@ -117,6 +122,7 @@ impl Default for Options {
             keep_uniform_branches: false,
             float_bools: false,
             expand: expand::Expand::default(),
+            sink_into_arms: false,
         }
     }
 }
@@ -201,6 +207,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
         rounds += cleanup(module)?;
     }
     if run_pass(module, "gather", gather::run)? {
+        rounds += cleanup(module)?;
+    }
+    if options.sink_into_arms && run_pass(module, "arms", arms::run)? {
         rounds += cleanup(module)?;
     }
     if options.fuse_mad {

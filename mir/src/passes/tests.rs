@@ -457,6 +457,58 @@ fn conditions_make_merges_of_the_condition_the_condition() {
     assert!(!t.contains("= sub ") && !t.contains("cmp.ne"), "{t}");
 }
 
+/// `q = c ? f(a) : k` as a branch passing `f(a)` straight to the merge: `f(a)`, and what only
+/// it reads, move into an arm of their own; what the condition reads stays.
+#[test]
+fn arms_move_work_one_side_alone_needs_into_that_side() {
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let c = op(
+        f,
+        e,
+        Op::Cmp(CmpOp::Gt),
+        vec![
+            a.reswizzled(Swizzle::splat(0)),
+            a.reswizzled(Swizzle::splat(1)),
+        ],
+        1,
+    );
+    f.values[c.value].ty = Ty::bool(1);
+    let s = op(f, e, Op::Sin, vec![a], 4);
+    let q = op(f, e, Op::Mul, vec![s, a], 4);
+    let k = konst(f, e, &[1.0, 0.0, 0.0, 0.0]);
+    let (other, j) = (f.new_block(span()), f.new_block(span()));
+    let p = f.add_param(j, Ty::float(4));
+    f.blocks[e].term = Terminator::Branch {
+        cond: c,
+        then: Edge {
+            target: j,
+            args: vec![q],
+        },
+        otherwise: Edge::to(other),
+    };
+    f.blocks[e].structure = Some(Structure::If { merge: j });
+    f.blocks[other].term = Terminator::Jump(Edge {
+        target: j,
+        args: vec![k],
+    });
+    ret(f, j, Operand::new(p));
+    let cases = [vec![[2.0, 1.0, 0.5, 0.25]], vec![[-1.0, 3.0, 5.0, 7.0]]];
+    assert!(check(&mut m, arms::run, &cases));
+    let t = text(&m);
+    // The entry block's text: from `b0:` to the next block.
+    let header = t.split("\nb").nth(1).unwrap_or_default();
+    assert!(header.contains("cmp.gt") && !header.contains("sin"), "{t}");
+    assert!(
+        t.contains(&format!("branch v{}, b", c.value.index())),
+        "{t}"
+    );
+    // Nothing left to move: a second run changes nothing.
+    assert!(!check(&mut m, arms::run, &cases), "{}", text(&m));
+}
+
 #[test]
 fn blocks_merge_straight_line_pairs() {
     let mut m = module(1);
