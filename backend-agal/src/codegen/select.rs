@@ -973,6 +973,8 @@ impl Selector<'_> {
     fn inst(&mut self, i: mir::InstId) {
         let inst = self.f.insts[i].clone();
         self.span = inst.span;
+        // An output piece's padding belongs to the instruction committed with it only.
+        self.pad_next = None;
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill if self.iface.stage == Stage::Vertex => self.error(
