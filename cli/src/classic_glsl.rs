@@ -364,10 +364,13 @@ struct RowMajor {
 /// columns of three) is three rows of four, a `mat3x4`.
 fn transposed_type(ty: &str) -> Option<String> {
     let dims = ty.strip_prefix("mat")?;
-    Some(match dims.split_once('x') {
-        Some((c, r)) => format!("mat{r}x{c}"),
-        None => ty.to_string(),
-    })
+    let dim = |d: &str| matches!(d, "2" | "3" | "4");
+    match dims.split_once('x') {
+        Some((c, r)) if dim(c) && dim(r) => Some(format!("mat{r}x{c}")),
+        None if dim(dims) => Some(ty.to_string()),
+        // Not a matrix type (a structure named `matrix…`).
+        _ => None,
+    }
 }
 
 /// Whether `ty` is one of GLSL's own types (not a structure, whose matrices a block's
@@ -1640,6 +1643,15 @@ mod tests {
 
     fn rewritten(text: &str, stage: Stage) -> String {
         rewrite(text, stage, "t.glsl", None).unwrap().text
+    }
+
+    #[test]
+    fn only_matrix_types_are_transposed() {
+        assert_eq!(transposed_type("mat4x3").as_deref(), Some("mat3x4"));
+        assert_eq!(transposed_type("mat3").as_deref(), Some("mat3"));
+        assert_eq!(transposed_type("matrixS"), None);
+        assert_eq!(transposed_type("mat5"), None);
+        assert_eq!(transposed_type("vec4"), None);
     }
 
     #[test]

@@ -137,4 +137,16 @@ impl Regions {
     pub fn parent(&self, c: &Construct) -> Option<Construct> {
         self.innermost(c.header, Some(c.header))
     }
+
+    /// Whether a loop holds `b` (so that it may run more than once).
+    pub fn in_loop(&self, b: BlockId) -> bool {
+        let mut c = self.innermost(b, None);
+        while let Some(k) = c {
+            if matches!(k.structure, Structure::Loop { .. }) {
+                return true;
+            }
+            c = self.parent(&k);
+        }
+        false
+    }
 }

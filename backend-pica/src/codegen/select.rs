@@ -486,22 +486,14 @@ impl Selector<'_> {
     /// is computed by an instruction, in the block that passes it, for the merge alone, and
     /// outside loops, is computed straight into the output register on its own path; any
     /// other is moved into the output at the end of the block that passes it (the move the
-    /// merge's register would have needed). Every block passing a value must jump to the
-    /// merge, so that each path writes the output once. The merge receives nothing: the
+    /// merge's register would have needed; on a branch's edge, in the block splitting it).
+    /// Values are computed in place only in blocks that jump to the merge, so that each path
+    /// writes the output once. The merge receives nothing: the
     /// parameter is the output itself (the PICA200 writes outputs under a condition as
     /// anywhere else).
     fn merged_output_places(&mut self, regions: &mir::regions::Regions) -> Vec<(Value, Place)> {
         let f = self.f;
-        let in_loop = |b: BlockId| {
-            let mut c = regions.innermost(b, None);
-            while let Some(k) = c {
-                if matches!(k.structure, mir::func::Structure::Loop { .. }) {
-                    return true;
-                }
-                c = regions.parent(&k);
-            }
-            false
-        };
+        let in_loop = |b: BlockId| regions.in_loop(b);
         let Some((rb, values)) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
             mir::Terminator::Return(values) => Some((b, values)),
             _ => None,

@@ -12,8 +12,7 @@ use spv2retro::{Profile, SamplerFlags, Stage};
 #[command(
     name = "spv2agal",
     version,
-    after_help = "Exit status: 0 on success, 1 when the input is invalid, unsupported or \
-                  unreadable (diagnostics on stderr, no output written), 2 on a usage error."
+    after_help = spv2retro::exit_status_help!()
 )]
 struct Cli {
     /// The shader: a SPIR-V binary (`.spv`, either byte order), SPIR-V assembly text

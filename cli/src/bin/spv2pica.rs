@@ -16,12 +16,12 @@ use spv2retro::cli::driver::{self, Target};
     version,
     disable_help_flag = true,
     disable_version_flag = true,
-    after_help = "picasso's command line works unchanged: `spv2pica -o out.shbin [-h out.h] \
-                  [-n] a.v.pica [b.g.pica …]` writes the same bytes and header picasso 2.7.1 \
-                  writes. Inputs may mix picasso sources and shaders; each makes one DVLE, in \
-                  order.\n\nExit status: 0 on success, 1 when the input is invalid, \
-                  unsupported or unreadable (diagnostics on stderr, no output written), 2 on \
-                  a usage error."
+    after_help = concat!(
+        "picasso's command line works unchanged: `spv2pica -o out.shbin [-h out.h] [-n] \
+         a.v.pica [b.g.pica …]` writes the same bytes and header picasso 2.7.1 writes. Inputs \
+         may mix picasso sources and shaders; each makes one DVLE, in order.\n\n",
+        spv2retro::exit_status_help!()
+    )
 )]
 struct Cli {
     /// The inputs: shaders (SPIR-V binary `.spv`, SPIR-V assembly `.spvasm`, GLSL `.vert`

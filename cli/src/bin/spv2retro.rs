@@ -15,8 +15,7 @@ use spv2retro::{Profile, Stage};
 #[command(
     name = "spv2retro",
     version,
-    after_help = "Exit status: 0 on success, 1 when the input is invalid, unsupported or \
-                  unreadable (diagnostics on stderr, no output written), 2 on a usage error."
+    after_help = spv2retro::exit_status_help!()
 )]
 struct Cli {
     #[command(subcommand)]

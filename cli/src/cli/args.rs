@@ -4,6 +4,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+/// The exit-status paragraph of every binary's `--help` (a literal, for `concat!`).
+#[macro_export]
+macro_rules! exit_status_help {
+    () => {
+        "Exit status: 0 on success, 1 when the input is invalid, unsupported or unreadable \
+         (diagnostics on stderr, no output written), 2 on a usage error."
+    };
+}
+
 /// The options every run takes.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
