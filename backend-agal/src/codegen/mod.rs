@@ -166,9 +166,10 @@ impl From<Diagnostics> for Failure {
 
 /// Compiles a vertex or fragment module.
 ///
-/// An AGAL 2 or 3 program with `if`s is compiled twice, small `if`s flattened and only those
-/// that compute nothing, and the shorter program is kept (the first on a tie): whether a
-/// branch beats selects depends on what both arms cost, which the count says best.
+/// An AGAL 2 or 3 program with `if`s or selects is compiled twice, small `if`s flattened and
+/// (the second try) only those that compute nothing, with selects as branches; the shorter
+/// program is kept (the first on a tie): whether a branch beats a blend depends on what both
+/// arms cost, which the count says best.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let first = match compile_once(module, options, Ifs::Small) {
         Ok(c) => Ok(c),
@@ -178,13 +179,15 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         },
         Err(Failure::BreaksFlashRules(d, _) | Failure::Refused(d)) => Err(d),
     }?;
-    let has_ifs = module.function.layout.iter().any(|&b| {
-        matches!(
-            module.function.blocks[b].structure,
-            Some(Structure::If { .. })
-        )
+    let f = &module.function;
+    let has_choices = f.layout.iter().any(|&b| {
+        matches!(f.blocks[b].structure, Some(Structure::If { .. }))
+            || f.blocks[b]
+                .insts
+                .iter()
+                .any(|&i| f.insts[i].op == mir::inst::Op::Select)
     });
-    if options.profile.version() >= Version::V2 && has_ifs && !first.flattened {
+    if options.profile.version() >= Version::V2 && has_choices && !first.flattened {
         if let Ok(fewer) = compile_once(module, options, Ifs::Few) {
             if !fewer.flattened
                 && fewer.program.instructions.len() < first.program.instructions.len()

@@ -49,7 +49,8 @@ pub enum Ifs {
     Small,
     /// Only those whose arms compute nothing (a choice between values): the try that keeps
     /// arms with work in them as branches, which is shorter when both arms are expensive
-    /// (`ifl`/`tex`/`els`/`tex`/`eif` against both reads, two compares and a blend).
+    /// (`ifl`/`tex`/`els`/`tex`/`eif` against both reads, two compares and a blend). Selects
+    /// become branches too (`ifl`/`mov`/`eif` against two compares and a blend).
     Few,
     /// All of them: the try after a branch broke Flash's rules for conditional blocks.
     All,
@@ -76,6 +77,7 @@ pub fn passes_with(ifs: Ifs) -> Options {
         duplicate_joins: true,
         fuse_mad: false,
         float_bools: true,
+        branch_selects: ifs == Ifs::Few,
         expand: Expand {
             sub: false,
             mad: true,

@@ -15,6 +15,7 @@ pub fn passes() -> Options {
         keep_uniform_branches: true,
         float_bools: true,
         sink_into_arms: true,
+        native_dph: true,
         expand: Expand {
             sub: false,
             mad: false,

@@ -29,7 +29,13 @@ use crate::types::{Kind, Swizzle, Ty};
 /// Converts bools to floats; with `branches` (a target that can branch), selects that may
 /// blend a non-finite value become `if`s first. Returns whether anything changed.
 pub fn run(f: &mut Function, branches: bool) -> bool {
-    let mut changed = branches && branch_unsafe_selects(f);
+    run_with(f, branches, false)
+}
+
+/// [`run`]; with `all_selects` too, every float select on a scalar condition becomes an
+/// `if` (for a try that counts branches against blends).
+pub fn run_with(f: &mut Function, branches: bool, all_selects: bool) -> bool {
+    let mut changed = branches && branch_selects(f, all_selects);
     changed |= split_bool_uniforms(f);
     let keep = conditions(f);
     let mut twin: HashMap<Value, Value> = HashMap::default();
@@ -383,9 +389,9 @@ fn nonzero(f: &mut Function, e: &mut Emit, x: Operand) -> Operand {
 }
 
 /// Where the target can branch, a float `select` on a scalar condition whose operands may be
-/// infinite or NaN becomes an `if` choosing between them: the arithmetic blend would give
-/// NaN (see [`super::finite`]).
-fn branch_unsafe_selects(f: &mut Function) -> bool {
+/// infinite or NaN (any, with `all`) becomes an `if` choosing between them: the arithmetic
+/// blend would give NaN (see [`super::finite`]).
+fn branch_selects(f: &mut Function, all: bool) -> bool {
     // One analysis serves every split: the parameter that takes a select's place carries
     // the same value, so it is as unsafe as the select was, and nothing else changes.
     let mut unsafe_values = super::finite::maybe_non_finite(f);
@@ -399,9 +405,10 @@ fn branch_unsafe_selects(f: &mut Function) -> bool {
             inst.op == Op::Select
                 && inst.result().is_some_and(|r| f.ty(r).is_float())
                 && f.ty(inst.args[0].value).lanes == 1
-                && inst.args[1..]
-                    .iter()
-                    .any(|a| unsafe_values.contains(&a.value))
+                && (all
+                    || inst.args[1..]
+                        .iter()
+                        .any(|a| unsafe_values.contains(&a.value)))
         });
         let Some(pos) = found else {
             continue;

@@ -15,6 +15,7 @@
 //!   once      loops folding left unable to repeat stop being loops
 //! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
+//! homogeneous  a point of several values' lanes and 1 read by dot products: dph (PICA200)
 //! ifconvert small `if`s become selects (all of them for targets without branches)
 //! bools     bools become floats, except branch and kill conditions (back ends)
 //! expand    operations the target lacks become ones it has (back ends)
@@ -22,6 +23,7 @@
 //! scaled    a vector of signed lanes of one vector and zeros becomes one multiply
 //! gather    a lane-wise operation on lanes gathered from uniform registers goes lane by lane
 //! arms      work one side of a branch alone needs moves into that side (PICA200)
+//! sums      sums of several signed terms become dot products where that pays
 //! mad       a multiply feeding only an add becomes one multiply-add
 //! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
@@ -45,6 +47,7 @@ pub mod fallthrough;
 pub mod finite;
 pub mod fold;
 pub mod gather;
+pub mod homogeneous;
 pub mod ifconvert;
 pub mod mad;
 pub mod matrix;
@@ -58,6 +61,7 @@ pub mod remat;
 pub mod scaled;
 pub mod simplify;
 pub mod sink;
+pub mod sums;
 pub mod unroll;
 
 use crate::module::Module;
@@ -95,6 +99,15 @@ pub struct Options {
     /// Whether work only one side of a branch needs moves into that side (see [`arms`]; not
     /// for targets whose conditional blocks restrict what they hold).
     pub sink_into_arms: bool,
+    /// Whether the target has `dph` itself (the PICA200; AGAL's back end fuses matrix rows
+    /// of `dph` or expands them): points built of several values' lanes and a 1 become
+    /// `dph`s of three lanes (see [`homogeneous`]), and sums with a constant term use it
+    /// (see [`sums`]).
+    pub native_dph: bool,
+    /// Whether every float select on a scalar condition becomes an `if` (with
+    /// `float_bools`, on a target that branches), not only those that would blend a value
+    /// that may be non-finite: a try that counts branches against blends.
+    pub branch_selects: bool,
 }
 
 /// Which `if`s the if-conversion pass turns into selects.
@@ -123,6 +136,8 @@ impl Default for Options {
             float_bools: false,
             expand: expand::Expand::default(),
             sink_into_arms: false,
+            native_dph: false,
+            branch_selects: false,
         }
     }
 }
@@ -171,6 +186,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     }
     run_pass(module, "matrix", matrix::run)?;
     rounds += cleanup(module)?;
+    if options.native_dph && run_pass(module, "homogeneous", homogeneous::run)? {
+        rounds += cleanup(module)?;
+    }
     if options.if_conversion != IfConversion::Off {
         let cost = match options.if_conversion {
             IfConversion::UpTo(n) => Some(n),
@@ -193,7 +211,7 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     check(module, "expand", changed)?;
     if options.float_bools {
         let branches = options.if_conversion != IfConversion::All;
-        let changed = bools::run(&mut module.function, branches);
+        let changed = bools::run_with(&mut module.function, branches, options.branch_selects);
         check(module, "bools", changed)?;
         let changed = expand::run(&mut module.function, &what);
         check(module, "expand", changed)?;
@@ -210,6 +228,11 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
         rounds += cleanup(module)?;
     }
     if options.sink_into_arms && run_pass(module, "arms", arms::run)? {
+        rounds += cleanup(module)?;
+    }
+    let changed = sums::run(&mut module.function, options.native_dph);
+    check(module, "sums", changed)?;
+    if changed {
         rounds += cleanup(module)?;
     }
     if options.fuse_mad {

@@ -1185,3 +1185,251 @@ fn bools_branch_around_a_select_of_a_possibly_infinite_value() {
     };
     assert_eq!(o[0][0], 0.5);
 }
+
+#[test]
+fn homogeneous_makes_dph_of_a_point_of_several_values() {
+    // p = vec4(in0.x, in0.y, in1.z, 1.0), read by two dot products: both become dph of
+    // vec3(in0.x, in0.y, in1.z).
+    let build = |third_use: bool| {
+        let mut m = module(3);
+        let f = &mut m.function;
+        let e = f.entry;
+        let (a, b, r) = (input(f, e, 0), input(f, e, 1), input(f, e, 2));
+        let one = konst(f, e, &[1.0]);
+        let lanes = vec![
+            a.reswizzled(Swizzle::splat(0)),
+            a.reswizzled(Swizzle::splat(1)),
+            b.reswizzled(Swizzle::splat(2)),
+            one,
+        ];
+        let p = op(f, e, Op::Construct, lanes, 4);
+        let d0 = op(f, e, Op::Dot(4), vec![r, p], 1);
+        let d1 = op(
+            f,
+            e,
+            Op::Dot(4),
+            vec![p, r.reswizzled(Swizzle([3, 2, 1, 0]))],
+            1,
+        );
+        let last = if third_use {
+            // Also read whole: the 4-lane vector stays, so nothing changes.
+            op(f, e, Op::Add, vec![p, r], 4).reswizzled(Swizzle::splat(3))
+        } else {
+            d1
+        };
+        let out = op(f, e, Op::Construct, vec![d0, d1, last, d0], 4);
+        ret(f, e, out);
+        m
+    };
+    let cases = [vec![
+        [1.0, 2.0, 3.0, 4.0],
+        [5.0, -6.0, 7.0, 8.0],
+        [0.5, 0.25, -2.0, 3.0],
+    ]];
+    let mut m = build(false);
+    assert!(check(&mut m, homogeneous::run, &cases));
+    dce::run(&mut m.function);
+    let t = text(&m);
+    assert_eq!(t.matches("= dph ").count(), 2, "{t}");
+    assert!(t.contains("vec3 = construct v0.x, v0.y, v1.z"), "{t}");
+    assert!(!t.contains("dot4"), "{t}");
+    let mut m = build(true);
+    assert!(!check(&mut m, homogeneous::run, &cases), "{}", text(&m));
+}
+
+/// Four sums over the lanes a.x, b.y, c.z with a constant, one per arm of two nested ifs
+/// (the cases of a rotation matrix made a quaternion), and a sum of three lanes of one value.
+fn quaternion_cases() -> Module {
+    let mut m = module(3);
+    let f = &mut m.function;
+    let e = f.entry;
+    let (a, b, c) = (input(f, e, 0), input(f, e, 1), input(f, e, 2));
+    let (x, y, z) = (
+        a.reswizzled(Swizzle::splat(0)),
+        b.reswizzled(Swizzle::splat(1)),
+        c.reswizzled(Swizzle::splat(2)),
+    );
+    let zero = konst(f, e, &[0.0]);
+    let outer = Operand::new(f.ins(e, Op::Cmp(CmpOp::Gt), vec![z, zero], Ty::bool(1), span()));
+    let j = f.new_block(span());
+    let p = f.add_param(j, Ty::float(1));
+    let (t, o) = (f.new_block(span()), f.new_block(span()));
+    f.blocks[e].term = Terminator::Branch {
+        cond: outer,
+        then: Edge::to(t),
+        otherwise: Edge::to(o),
+    };
+    f.blocks[e].structure = Some(Structure::If { merge: j });
+    let signs = [
+        [1.0, -1.0, -1.0],
+        [-1.0, 1.0, -1.0],
+        [-1.0, -1.0, 1.0],
+        [1.0, 1.0, 1.0],
+    ];
+    for (arm, pair) in [t, o].into_iter().zip([[0, 1], [2, 3]]) {
+        let inner = Operand::new(f.ins(arm, Op::Cmp(CmpOp::Gt), vec![x, y], Ty::bool(1), span()));
+        let (u, v, k) = (
+            f.new_block(span()),
+            f.new_block(span()),
+            f.new_block(span()),
+        );
+        let q = f.add_param(k, Ty::float(1));
+        f.blocks[arm].term = Terminator::Branch {
+            cond: inner,
+            then: Edge::to(u),
+            otherwise: Edge::to(v),
+        };
+        f.blocks[arm].structure = Some(Structure::If { merge: k });
+        for (block, case) in [u, v].into_iter().zip(pair) {
+            let s = signs[case];
+            let one = konst(f, block, &[1.0]);
+            let signed = |o: Operand, k: f32| if k < 0.0 { o.negated() } else { o };
+            let s1 = op(f, block, Op::Add, vec![one, signed(x, s[0])], 1);
+            let s2 = op(f, block, Op::Add, vec![s1, signed(y, s[1])], 1);
+            let s3 = if s[2] < 0.0 {
+                op(f, block, Op::Sub, vec![s2, z], 1)
+            } else {
+                op(f, block, Op::Add, vec![s2, z], 1)
+            };
+            f.blocks[block].term = Terminator::Jump(Edge {
+                target: k,
+                args: vec![s3],
+            });
+        }
+        f.blocks[k].term = Terminator::Jump(Edge {
+            target: j,
+            args: vec![Operand::new(q)],
+        });
+    }
+    // And a.x + a.y - a.w, lanes of one vector: a dot product with nothing to gather.
+    let l = |n| a.reswizzled(Swizzle::splat(n));
+    let h1 = op(f, j, Op::Add, vec![l(0), l(1)], 1);
+    let h2 = op(f, j, Op::Sub, vec![h1, l(3)], 1);
+    let out = op(f, j, Op::Construct, vec![Operand::new(p), h2, h2, h2], 4);
+    ret(f, j, out);
+    m
+}
+
+#[test]
+fn sums_of_signed_terms_become_dot_products_where_that_pays() {
+    let cases: Vec<Vec<[f32; 4]>> = [
+        (
+            [0.5, 0.0, 0.0, 2.0],
+            [0.0, 0.25, 0.0, 0.0],
+            [0.0, 0.0, 1.5, 0.0],
+        ),
+        (
+            [0.75, 0.0, 0.0, -1.0],
+            [0.0, 0.25, 0.0, 0.0],
+            [0.0, 0.0, -0.5, 0.0],
+        ),
+        (
+            [0.125, 3.0, 0.0, 0.0],
+            [0.0, 0.5, 0.0, 0.0],
+            [0.0, 0.0, 2.0, 0.0],
+        ),
+        (
+            [-0.5, 1.0, 0.0, 4.0],
+            [0.0, 0.25, 0.0, 0.0],
+            [0.0, 0.0, -1.0, 0.0],
+        ),
+    ]
+    .iter()
+    .map(|&(a, b, c)| vec![a, b, c])
+    .collect();
+    // The PICA200's dph carries the constant: one gathered vec3 serves the four cases.
+    let mut m = quaternion_cases();
+    let sums_then_dce = |dph: bool| {
+        move |f: &mut Function| {
+            let changed = sums::run(f, dph);
+            dce::run(f);
+            changed
+        }
+    };
+    assert!(check(&mut m, sums_then_dce(true), &cases));
+    let t = text(&m);
+    assert_eq!(t.matches("= dph ").count(), 4, "{t}");
+    assert_eq!(
+        t.matches("vec3 = construct v0.x, v1.y, v2.z").count(),
+        1,
+        "{t}"
+    );
+    assert!(t.contains("const 1.0, -1.0, -1.0, 1.0"), "{t}");
+    assert!(t.contains("= dot3 v0.xyw, "), "{t}");
+    assert!(!t.contains("= add") && !t.contains("= sub"), "{t}");
+    // Without dph, a lane of 1 carries it (one more move, still paid for by eight adds).
+    let mut m = quaternion_cases();
+    assert!(check(&mut m, sums_then_dce(false), &cases));
+    let t = text(&m);
+    assert_eq!(t.matches("= dot4 ").count(), 4, "{t}");
+    assert!(t.contains("vec4 = construct v0.x, v1.y, v2.z, v"), "{t}");
+}
+
+#[test]
+fn a_sum_gathered_for_one_use_does_not_pay() {
+    // in0.x + in1.y + in2.z: three moves to save one add. Kept.
+    let mut m = module(3);
+    let f = &mut m.function;
+    let e = f.entry;
+    let (a, b, c) = (input(f, e, 0), input(f, e, 1), input(f, e, 2));
+    let s1 = op(
+        f,
+        e,
+        Op::Add,
+        vec![
+            a.reswizzled(Swizzle::splat(0)),
+            b.reswizzled(Swizzle::splat(1)),
+        ],
+        1,
+    );
+    let s2 = op(f, e, Op::Add, vec![s1, c.reswizzled(Swizzle::splat(2))], 1);
+    let out = op(f, e, Op::Construct, vec![s2, s2, s2, s2], 4);
+    ret(f, e, out);
+    let cases = [vec![
+        [1.0, 2.0, 3.0, 4.0],
+        [5.0, 6.0, 7.0, 8.0],
+        [9.0, 1.0, 2.0, 3.0],
+    ]];
+    assert!(!check(&mut m, |f| sums::run(f, true), &cases));
+}
+
+#[test]
+fn a_divisor_that_cannot_be_zero_makes_nothing_infinite() {
+    // d = in.y - in.z; in.x / (d + float(d == 0)) is finite; in.x / d and 1 / in.w are not,
+    // nor is inversesqrt(in.w); inversesqrt(max(in.w, 1e-6)) and sqrt(in.w * in.w) are.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let l = |n| v.reswizzled(Swizzle::splat(n));
+    let d = op(f, e, Op::Sub, vec![l(1), l(2)], 1);
+    let zero = konst(f, e, &[0.0]);
+    let is_zero = Operand::new(f.ins(e, Op::Cmp(CmpOp::Eq), vec![d, zero], Ty::bool(1), span()));
+    let flag = op(f, e, Op::BoolToFloat, vec![is_zero], 1);
+    let safe = op(f, e, Op::Add, vec![d, flag], 1);
+    let guarded = op(f, e, Op::Div, vec![l(0), safe], 1);
+    let plain = op(f, e, Op::Div, vec![l(0), d], 1);
+    let rcp = op(f, e, Op::Rcp, vec![l(3)], 1);
+    let rsq = op(f, e, Op::Rsq, vec![l(3)], 1);
+    let eps = konst(f, e, &[1e-6]);
+    let floor = op(f, e, Op::Max, vec![l(3), eps], 1);
+    let rsq_floor = op(f, e, Op::Rsq, vec![floor], 1);
+    let square = op(f, e, Op::Mul, vec![l(3), l(3)], 1);
+    let root = op(f, e, Op::Sqrt, vec![square], 1);
+    let out = op(f, e, Op::Construct, vec![guarded, plain, rcp, rsq], 4);
+    let out2 = op(f, e, Op::Construct, vec![rsq_floor, root, root, root], 4);
+    let sum = op(f, e, Op::Add, vec![out, out2], 4);
+    ret(f, e, sum);
+    let unsafe_values = finite::maybe_non_finite(&m.function);
+    for (v, may) in [
+        (guarded, false),
+        (rsq_floor, false),
+        (root, false),
+        (plain, true),
+        (rcp, true),
+        (rsq, true),
+        (sum, true),
+    ] {
+        assert_eq!(unsafe_values.contains(&v.value), may, "{}", text(&m));
+    }
+}
