@@ -1,7 +1,8 @@
 //! A scalar returned as a whole vector (`o = vec4(s)`) is computed straight into every lane
 //! of its output register, its lane-wise sources read broadcast, with no copy after; and
 //! `gl_Position` next to it is still copied whole (the broadcast is that instruction's
-//! only). Run in the simulator against values computed here.
+//! only). Lanes of an output that no semantic carries are not computed at all. Run in the
+//! simulator against values computed here.
 
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Options, Source, Stage, compile};
@@ -65,4 +66,61 @@ fn a_splat_scalar_is_computed_into_the_whole_output() {
         out.outputs
     );
     assert_eq!(out.outputs[output_register(&c, "gl_Position")], a);
+}
+
+/// Lanes of an output that no semantic carries (the `w` of a `vec4` at location 1, the `zw`
+/// of one at location 2: `pica.output-dropped`) are not computed: a lane-wise result goes
+/// straight into the carried lanes, with no temporary and no copy.
+const WIDE: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 1) in vec4 b;
+layout(location = 1) out vec4 t0;
+layout(location = 2) out vec4 t1;
+layout(std140, binding = 0) uniform U { vec4 k; };
+void main() {
+    gl_Position = a;
+    t0 = b * k;
+    t1 = a.wzyx * 2.0 + b;
+}
+";
+
+#[test]
+fn lanes_no_semantic_carries_are_not_computed() {
+    let c = compile(Source::glsl(WIDE, Stage::Vertex), &Options::pica()).unwrap();
+    // mul into o1.xyz, mad into o2.xy (one input register per instruction: a move of one
+    // input first), mov o0, end.
+    assert!(c.listing.contains("mul o1.xyz,"), "{}", c.listing);
+    assert!(c.listing.contains("o2.xy,"), "{}", c.listing);
+    assert!(!c.listing.contains("mov o1"), "{}", c.listing);
+    assert!(!c.listing.contains("mov o2"), "{}", c.listing);
+    assert_eq!(c.reflection.stats.instructions, 5, "{}", c.listing);
+    let k = [0.5f32, -2.0, 4.0, 8.0];
+    let regs = constants_with(&c, &[("k", &k)]);
+    let mut u = Uniforms::default();
+    for (n, r) in u.float.iter_mut().enumerate() {
+        *r = regs[n];
+    }
+    let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
+    let mut v = [[0.0f32; 4]; 16];
+    let reg = |name: &str| {
+        register_number(
+            &c.reflection
+                .inputs
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap()
+                .register,
+        )
+    };
+    v[reg("a")] = a;
+    v[reg("b")] = b;
+    let out = Simulator::new(&c.bytes).unwrap().run(0, &v, &u).unwrap();
+    let t0 = out.outputs[output_register(&c, "t0")];
+    let t1 = out.outputs[output_register(&c, "t1")];
+    for l in 0..3 {
+        assert!((t0[l] - b[l] * k[l]).abs() < 1e-4, "{t0:?}");
+    }
+    for l in 0..2 {
+        assert!((t1[l] - (a[3 - l] * 2.0 + b[l])).abs() < 1e-4, "{t1:?}");
+    }
 }

@@ -448,7 +448,11 @@ impl Selector<'_> {
                 continue;
             };
             let lanes = slot.mask.bits().count_ones() as u8;
-            if f.ty(v.value).lanes == lanes && writes(f, v.value) {
+            // Lanes no semantic carries (`pica.output-dropped`) are not computed at all: a
+            // lane-wise instruction writes the carried ones only.
+            let n = f.ty(v.value).lanes;
+            let narrowed = n > lanes && f.def_inst(v.value).is_some_and(|d| lanewise(d.op));
+            if (n == lanes || narrowed) && writes(f, v.value) {
                 out.insert(
                     v.value,
                     Place::Output {
