@@ -152,6 +152,25 @@ pub fn run(f: &mut Function) -> bool {
                     continue;
                 }
             }
+            // (x * k1) * k2 is x * (k1 * k2) when k1 or k2 is a power of two (exact), and
+            // the inner product is read only here.
+            if f.insts[i].op == Op::Mul {
+                if let Some((x, product)) = scaled_product(f, &args, lanes, &uses) {
+                    let span = f.insts[i].span;
+                    let k = f.create_inst(
+                        Op::float_const(&product),
+                        Vec::new(),
+                        &[Ty::float(lanes)],
+                        span,
+                    );
+                    let kv = f.insts[k].results[0];
+                    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                    f.blocks[b].insts.insert(pos, k);
+                    f.insts[i].args = vec![x, Operand::new(kv)];
+                    changed = true;
+                    continue;
+                }
+            }
             // x / 2^k → x * 2^-k, exactly.
             if f.insts[i].op == Op::Div {
                 if let Some(c) = constant_n(f, &args[1], lanes) {
@@ -181,6 +200,51 @@ pub fn run(f: &mut Function) -> bool {
         }
     }
     replace.finish(f) | changed
+}
+
+/// For `(x * k1) * k2` (either operand order at both levels, the inner product read only
+/// here, without `abs`): `x` as the outer product reads it, and `k1 * k2` lane by lane, when
+/// in every lane one of the two is a power of two (so the product is exact).
+fn scaled_product(
+    f: &Function,
+    args: &[Operand],
+    lanes: u8,
+    uses: &crate::hash::HashMap<crate::func::Value, usize>,
+) -> Option<(Operand, Vec<f32>)> {
+    let pow2 = |c: f32| c != 0.0 && c.is_finite() && frexp(c).0.abs() == 0.5;
+    for (k, other) in [(0usize, 1usize), (1, 0)] {
+        let Some(outer) = constant_n(f, &args[k], lanes) else {
+            continue;
+        };
+        let o = args[other];
+        if o.abs || uses.get(&o.value) != Some(&1) {
+            continue;
+        }
+        let Some(inner) = f.def_inst(o.value).filter(|d| d.op == Op::Mul) else {
+            continue;
+        };
+        let inner_lanes = f.ty(o.value).lanes;
+        for (k2, xi) in [(0usize, 1usize), (1, 0)] {
+            let Some(c2) = constant_n(f, &inner.args[k2], inner_lanes) else {
+                continue;
+            };
+            let x = inner.args[xi];
+            if constant_n(f, &x, inner_lanes).is_some() {
+                continue;
+            }
+            let product: Vec<f32> = (0..usize::from(lanes))
+                .map(|l| outer[l] * c2[usize::from(o.swizzle.lane(l))])
+                .collect();
+            let exact = (0..usize::from(lanes)).all(|l| {
+                let inner_k = c2[usize::from(o.swizzle.lane(l))];
+                (pow2(outer[l]) || pow2(inner_k)) && product[l].is_finite()
+            });
+            if exact {
+                return Some((crate::func::compose(x, o), product));
+            }
+        }
+    }
+    None
 }
 
 /// `x < k ? k : x` is `max(x, k)`, and the other seven spellings of a clamp to one side

@@ -1433,3 +1433,36 @@ fn a_divisor_that_cannot_be_zero_makes_nothing_infinite() {
         assert_eq!(unsafe_values.contains(&v.value), may, "{}", text(&m));
     }
 }
+
+#[test]
+fn simplify_merges_constant_factors_when_exact() {
+    // (in.zyx * 32) * 0.03125806 is in.zyx * 1.000258 (32 is a power of two: exact);
+    // (in * 3) * 0.1 rounds differently from in * 0.3: kept.
+    let build = |k1: f32| {
+        let mut m = module(1);
+        let f = &mut m.function;
+        let e = f.entry;
+        let a = input(f, e, 0);
+        let k = konst(f, e, &[k1; 4]);
+        let inner = op(f, e, Op::Mul, vec![a, k], 4);
+        let k2 = konst(f, e, &[0.031_258_06, 0.1, -0.5, 2.0]);
+        let outer = op(
+            f,
+            e,
+            Op::Mul,
+            vec![k2, inner.reswizzled(Swizzle([2, 1, 0, 3]))],
+            4,
+        );
+        ret(f, e, outer);
+        m
+    };
+    let cases = [vec![[1.5, -2.0, 3.0, 4.0]], vec![[-0.25, 0.5, 1e-3, -8.0]]];
+    let mut m = build(32.0);
+    assert!(check(&mut m, simplify::run, &cases));
+    dce::run(&mut m.function);
+    let t = text(&m);
+    assert_eq!(t.matches("= mul ").count(), 1, "{t}");
+    assert!(t.contains("mul v0.zyxw, "), "{t}");
+    let mut m = build(3.0);
+    assert!(!check(&mut m, simplify::run, &cases), "{}", text(&m));
+}
