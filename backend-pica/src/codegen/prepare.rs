@@ -1,8 +1,12 @@
 //! The MIR the selector receives: the module after the PICA200's pass pipeline (what
 //! `--emit mir` prints), and the pipeline's choices for this machine.
 
+use mir::func::{Function, compose};
+use mir::inst::{Op, Operand};
 use mir::passes::expand::Expand;
+use mir::passes::fold::constant_n;
 use mir::passes::{Options, optimize_with};
+use mir::types::Ty;
 use mir::{Diagnostic, Diagnostics, Module, Stage};
 
 /// The PICA200's choices for the optimiser: its expansions (no `sin`, `cos`, `pow`,
@@ -66,6 +70,7 @@ pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
             format!("internal error (this is a bug): {e}"),
         )])
     })?;
+    split_scaled_input_sums(&mut m.function);
     // A loop that folding left unable to repeat, left early from inside an `if`.
     let stuck = mir::passes::once::remaining(&m.function);
     if !stuck.is_empty() {
@@ -85,4 +90,53 @@ pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
         ));
     }
     Ok(m)
+}
+
+/// `(a + b) * k` with `a` and `b` two inputs and `k` a power of two (a midpoint,
+/// `(v0 + v1) * 0.5`) becomes `mad(a, k, b * k)`, exactly the same: an instruction reads
+/// one input register at most, so the sum would need a move first (three words, now two).
+fn split_scaled_input_sums(f: &mut Function) {
+    let uses = f.use_counts();
+    let is_input = |f: &Function, o: &Operand| {
+        f.def_inst(o.value)
+            .is_some_and(|d| matches!(d.op, Op::LoadInput(_)))
+    };
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            if f.insts[i].op != Op::Mul {
+                continue;
+            }
+            let Some(r) = f.insts[i].result() else {
+                continue;
+            };
+            let lanes = f.ty(r).lanes;
+            let args = f.insts[i].args.clone();
+            let found = [(0usize, 1usize), (1, 0)].into_iter().find_map(|(k, s)| {
+                let c = constant_n(f, &args[k], lanes)?;
+                let pow2 = (0..usize::from(lanes))
+                    .all(|l| c[l] != 0.0 && c[l].is_finite() && c[l].abs().log2().fract() == 0.0);
+                let sum = args[s];
+                let def = f.def_inst(sum.value)?;
+                let plain = pow2 && !sum.abs && uses.get(&sum.value) == Some(&1);
+                let (x, y) = (def.args.first()?, def.args.get(1)?);
+                let two_inputs = matches!(def.op, Op::Add | Op::Sub)
+                    && is_input(f, x)
+                    && is_input(f, y)
+                    && x.value != y.value;
+                let y = if def.op == Op::Sub { y.negated() } else { *y };
+                (plain && two_inputs).then(|| (args[k], compose(*x, sum), compose(y, sum)))
+            });
+            let Some((k, x, y)) = found else {
+                continue;
+            };
+            let span = f.insts[i].span;
+            let t = f.create_inst(Op::Mul, vec![y, k], &[Ty::float(lanes)], span);
+            let at = f.blocks[b].insts.iter().position(|&n| n == i).unwrap_or(0);
+            f.blocks[b].insts.insert(at, t);
+            let t = f.insts[t].results[0];
+            f.insts[i].op = Op::Mad;
+            f.insts[i].args = vec![x, k, Operand::new(t)];
+        }
+    }
+    mir::passes::dce::run(f);
 }
