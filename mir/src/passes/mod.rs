@@ -15,6 +15,7 @@
 //!   once      loops folding left unable to repeat stop being loops
 //! unroll    loops with a constant trip count are copied out (within a budget)
 //! matrix    MatVec becomes row dot products or column multiply-adds
+//! tails     the common tail of both sides of an `if` computed once after the merge
 //! homogeneous  a point of several values' lanes and 1 read by dot products: dph (PICA200)
 //! ifconvert small `if`s become selects (all of them for targets without branches)
 //! bools     bools become floats, except branch and kill conditions (back ends)
@@ -62,6 +63,7 @@ pub mod scaled;
 pub mod simplify;
 pub mod sink;
 pub mod sums;
+pub mod tails;
 pub mod unroll;
 
 use crate::module::Module;
@@ -186,6 +188,9 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     }
     run_pass(module, "matrix", matrix::run)?;
     rounds += cleanup(module)?;
+    if run_pass(module, "tails", tails::run)? {
+        rounds += cleanup(module)?;
+    }
     if options.native_dph && run_pass(module, "homogeneous", homogeneous::run)? {
         rounds += cleanup(module)?;
     }

@@ -1466,3 +1466,80 @@ fn simplify_merges_constant_factors_when_exact() {
     let mut m = build(3.0);
     assert!(!check(&mut m, simplify::run, &cases), "{}", text(&m));
 }
+
+/// `out = (in0.x > in0.y ? in0 * in1 : in1) * k + in0`, scaled by k2: both sides end with the
+/// same multiply-add and multiply of their own constants, over different values.
+fn common_tails(same_constants: bool) -> Module {
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let (a, b) = (input(f, e, 0), input(f, e, 1));
+    let c = Operand::new(f.ins(
+        e,
+        Op::Cmp(CmpOp::Gt),
+        vec![
+            a.reswizzled(Swizzle::splat(0)),
+            a.reswizzled(Swizzle::splat(1)),
+        ],
+        Ty::bool(1),
+        span(),
+    ));
+    let (t, o, j) = (
+        f.new_block(span()),
+        f.new_block(span()),
+        f.new_block(span()),
+    );
+    let p = f.add_param(j, Ty::float(4));
+    f.blocks[e].term = Terminator::Branch {
+        cond: c,
+        then: Edge::to(t),
+        otherwise: Edge::to(o),
+    };
+    f.blocks[e].structure = Some(Structure::If { merge: j });
+    let x = op(f, t, Op::Mul, vec![a, b], 4);
+    for (side, v, k2) in [(t, x, 0.5), (o, b, if same_constants { 0.5 } else { 0.25 })] {
+        let k = konst(f, side, &[2.0, 3.0, -4.0, 5.0]);
+        let k2 = konst(f, side, &[k2; 4]);
+        let y = op(
+            f,
+            side,
+            Op::Mad,
+            vec![v.reswizzled(Swizzle([1, 0, 2, 3])), k, a],
+            4,
+        );
+        let z = op(f, side, Op::Mul, vec![y.negated(), k2], 4);
+        f.blocks[side].term = Terminator::Jump(Edge {
+            target: j,
+            args: vec![z],
+        });
+    }
+    ret(f, j, Operand::new(p));
+    m
+}
+
+#[test]
+fn tails_common_to_both_sides_are_computed_after_the_merge() {
+    let cases = [
+        vec![[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 7.0]],
+        vec![[3.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 7.0]],
+    ];
+    let tails_then_dce = |f: &mut Function| {
+        let changed = tails::run(f);
+        dce::run(f);
+        changed
+    };
+    let mut m = common_tails(true);
+    assert!(check(&mut m, tails_then_dce, &cases));
+    let t = text(&m);
+    assert_eq!(t.matches("= mad ").count(), 1, "{t}");
+    assert_eq!(
+        t.matches("= mul ").count(),
+        2,
+        "the side's own product and the tail's:\n{t}"
+    );
+    assert!(t.contains("mad v"), "{t}");
+    // Different constants on the two sides: no common tail beyond the multiply-add, which
+    // alone does not pay for its parameter's move.
+    let mut m = common_tails(false);
+    assert!(!check(&mut m, tails_then_dce, &cases), "{}", text(&m));
+}
