@@ -27,8 +27,11 @@ use super::fold::constant_n;
 /// How far ahead a partner is looked for.
 const WINDOW: usize = 64;
 
-/// Rounds per block: enough for 1+1+1+1 lanes, then 2+2, and a vec3 plus a scalar.
-const ROUNDS: usize = 4;
+/// Rounds per block, at most. A round pairs what can be paired now: 1+1 lanes, then 2+2 or
+/// a vec3 and a scalar in the next; and a chain (`sin` and `cos` of one angle, each a
+/// polynomial of eight steps) one step per round, as each step's operands become lanes of
+/// one value only once the step before is packed.
+const ROUNDS: usize = 32;
 
 /// Packs what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {

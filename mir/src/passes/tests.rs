@@ -1543,3 +1543,42 @@ fn tails_common_to_both_sides_are_computed_after_the_merge() {
     let mut m = common_tails(false);
     assert!(!check(&mut m, tails_then_dce, &cases), "{}", text(&m));
 }
+
+#[test]
+fn pack_follows_two_chains_to_their_ends() {
+    // Two Horner chains of eight steps over a.x and a.y (sin and cos of one angle, as
+    // `expand` writes them): each step packs once the step before it has.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let a = input(f, e, 0);
+    let ks: Vec<Operand> = (0..8).map(|n| konst(f, e, &[0.5 + n as f32])).collect();
+    let mut ends = Vec::new();
+    for l in 0..2u8 {
+        let x = a.reswizzled(Swizzle::splat(l));
+        let x2 = op(f, e, Op::Mul, vec![x, x], 1);
+        let mut acc = op(f, e, Op::Mad, vec![ks[0], x2, ks[1]], 1);
+        for k in &ks[2..] {
+            acc = op(f, e, Op::Mad, vec![acc, x2, *k], 1);
+        }
+        ends.push(op(f, e, Op::Mul, vec![acc, x], 1));
+    }
+    let out = op(
+        f,
+        e,
+        Op::Construct,
+        vec![ends[0], ends[1], ends[0], ends[1]],
+        4,
+    );
+    ret(f, e, out);
+    let cases = [vec![[0.25, -0.5, 3.0, 4.0]], vec![[-0.125, 0.75, 0.0, 9.0]]];
+    let pack_then_dce = |f: &mut Function| {
+        let changed = pack::run(f);
+        dce::run(f);
+        changed
+    };
+    assert!(check(&mut m, pack_then_dce, &cases));
+    let t = text(&m);
+    assert_eq!(t.matches(": f32 = m").count(), 0, "every step packed:\n{t}");
+    assert_eq!(t.matches(": vec2 = mad ").count(), 7, "{t}");
+}
