@@ -86,6 +86,8 @@ pub fn select(
         errors: Vec::new(),
         a0: [None; 2],
         a0_next: 0,
+        indices: Vec::new(),
+        index_cursor: 0,
         abs: HashMap::default(),
         constant_copies: HashMap::default(),
         splat_outputs: HashSet::default(),
@@ -143,6 +145,10 @@ struct Selector<'a> {
     a0: [Option<mir::Operand>; 2],
     /// Which address register to overwrite next when both hold something.
     a0_next: usize,
+    /// The indices the current block's instructions read constants at, in order (see
+    /// `address`), and how many of them the instructions selected so far come after.
+    indices: Vec<mir::Operand>,
+    index_cursor: usize,
     /// `|v|` computed in the current block.
     abs: HashMap<Value, VReg>,
     /// Constant registers copied into a temporary in the current block (a second source
@@ -256,7 +262,21 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn block(&mut self, b: BlockId) {
         let f = self.f;
         self.plan(b);
+        // The indices read in this block, and where each instruction's start.
+        self.indices.clear();
+        let mut starts = Vec::with_capacity(f.blocks[b].insts.len());
         for &i in &f.blocks[b].insts {
+            starts.push(self.indices.len());
+            for a in &f.insts[i].args {
+                if let Some(d) = f.def_inst(a.value) {
+                    if matches!(d.op, Op::LoadUniform { .. }) && d.args.len() == 1 {
+                        self.indices.push(index_key(&d.args[0]));
+                    }
+                }
+            }
+        }
+        for (&i, start) in f.blocks[b].insts.iter().zip(starts) {
+            self.index_cursor = start;
             self.inst(i);
         }
         // A merged output this block passes a value to that is not computed in place
@@ -843,31 +863,59 @@ impl Selector<'_> {
     /// The address register holding index `idx` (a MOVA first when neither does). An
     /// instruction has one wide source, so it reads at most one indexed constant: the
     /// other address register may be overwritten.
+    ///
+    /// When the next other index the block reads is another lane of the same value, and the
+    /// other address register holds nothing the block reads again, one MOVA loads both
+    /// (`mova a0.xy, r0.xy`: four bones' indices in two words, not four). When both hold
+    /// something, the one the block reads again later (or never) is overwritten.
     fn address(&mut self, idx: &mir::Operand) -> RelIndex {
-        let want = mir::Operand {
-            swizzle: mir::Swizzle::splat(idx.swizzle.lane(0)),
-            ..*idx
-        };
+        let want = index_key(idx);
         let names = [RelIndex::A0X, RelIndex::A0Y];
         if let Some(k) = self.a0.iter().position(|h| *h == Some(want)) {
             return names[k];
         }
-        let k = self
-            .a0
-            .iter()
-            .position(Option::is_none)
-            .unwrap_or(self.a0_next);
+        let ahead = &self.indices[self.index_cursor.min(self.indices.len())..];
+        let next_use = |h: &Option<mir::Operand>| {
+            h.and_then(|h| ahead.iter().position(|x| *x == h))
+                .unwrap_or(usize::MAX)
+        };
+        let k = match self.a0.iter().position(Option::is_none) {
+            Some(k) => k,
+            None if ahead.is_empty() => self.a0_next,
+            None if next_use(&self.a0[0]) >= next_use(&self.a0[1]) => 0,
+            None => 1,
+        };
         self.a0_next = 1 - k;
+        let other = 1 - k;
+        let free = next_use(&self.a0[other]) == usize::MAX;
+        let pair =
+            ahead.iter().find(|x| **x != want).copied().filter(|u| {
+                free && u.value == want.value && u.neg == want.neg && u.abs == want.abs
+            });
         let src = self.src(&want);
-        let mask = Mask::of(&[Component::from_index(k)]);
-        // MOVA a0.y reads the source's y component.
-        let src = if k == 1 {
-            VOp {
-                swizzle: Swizzle::broadcast(src.swizzle.lane(Component::X)),
-                ..src
+        let lane = src.swizzle.lane(Component::X);
+        let (mask, src) = match pair {
+            Some(u) => {
+                let theirs = self.src(&u).swizzle.lane(Component::X);
+                let lanes = if k == 0 {
+                    [lane, theirs]
+                } else {
+                    [theirs, lane]
+                };
+                self.a0[other] = Some(u);
+                let mask = Mask::of(&[Component::X, Component::Y]);
+                let swizzle = Swizzle::new([lanes[0], lanes[1], lanes[1], lanes[1]]);
+                (mask, VOp { swizzle, ..src })
             }
-        } else {
-            src
+            // MOVA a0.y reads the source's y component.
+            None if k == 1 => (
+                Mask::of(&[Component::Y]),
+                VOp {
+                    swizzle: Swizzle::broadcast(lane),
+                    ..src
+                },
+            ),
+            None => (Mask::of(&[Component::X]), src),
         };
         self.emit(VInst::Mova { mask, src });
         self.a0[k] = Some(want);
@@ -1407,6 +1455,14 @@ impl Selector<'_> {
             },
             other => other,
         }
+    }
+}
+
+/// An index operand as the address registers hold it: the one lane it reads.
+fn index_key(idx: &mir::Operand) -> mir::Operand {
+    mir::Operand {
+        swizzle: mir::Swizzle::splat(idx.swizzle.lane(0)),
+        ..*idx
     }
 }
 
