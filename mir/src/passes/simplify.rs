@@ -56,6 +56,22 @@ pub fn run(f: &mut Function) -> bool {
                     Some(args[0])
                 }
                 Op::Pow if is(&args[1], 1.0) => Some(args[0]),
+                // 1 / (1 / x) is x (each `rcp` only approximates: x itself is nearer).
+                Op::Rcp if lanes == 1 && !args[0].abs => match f.def_inst(args[0].value) {
+                    Some(inner)
+                        if inner.op == Op::Rcp
+                            && f.ty(args[0].value).lanes == 1
+                            && !inner.args[0].abs =>
+                    {
+                        let x = inner.args[0];
+                        let x = Operand {
+                            swizzle: Swizzle::splat(x.swizzle.lane(0)),
+                            ..x
+                        };
+                        Some(if args[0].neg { x.negated() } else { x })
+                    }
+                    _ => None,
+                },
                 // `float(c) != 0` is c (a bool made a float and compared back).
                 Op::Cmp(CmpOp::Ne) if is(&args[1], 0.0) => bool_of_float(f, &args[0], lanes),
                 Op::Cmp(CmpOp::Ne) if is(&args[0], 0.0) => bool_of_float(f, &args[1], lanes),
@@ -199,7 +215,47 @@ pub fn run(f: &mut Function) -> bool {
             }
         }
     }
-    replace.finish(f) | changed
+    let finished = replace.finish(f);
+    finished | changed | scalar_splats(f)
+}
+
+/// A lane-wise operation whose operands each read one lane in every lane (`rcp(d.xxx)`,
+/// what `v / d` becomes) computes one value: it becomes a scalar, read splat. The PICA200's
+/// `rcp`, `rsq`, `ex2` and `lg2` write one result per instruction, so a vec3 of them was
+/// three.
+fn scalar_splats(f: &mut Function) -> bool {
+    let mut found = Vec::new();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            let Some(r) = inst.result() else { continue };
+            let n = f.ty(r).lanes;
+            let splat =
+                |a: &Operand| (1..usize::from(n)).all(|l| a.swizzle.lane(l) == a.swizzle.lane(0));
+            if inst.op.is_lanewise_float()
+                && n > 1
+                && inst.results.len() == 1
+                && f.ty(r).is_float()
+                && inst.args.iter().all(splat)
+            {
+                found.push((i, r));
+            }
+        }
+    }
+    for &(i, r) in &found {
+        for a in &mut f.insts[i].args {
+            a.swizzle = Swizzle::splat(a.swizzle.lane(0));
+        }
+        f.values[r].ty.lanes = 1;
+        f.replace_uses(
+            r,
+            Operand {
+                swizzle: Swizzle::splat(0),
+                ..Operand::new(r)
+            },
+        );
+    }
+    !found.is_empty()
 }
 
 /// For `(x * k1) * k2` (either operand order at both levels, the inner product read only

@@ -1582,3 +1582,38 @@ fn pack_follows_two_chains_to_their_ends() {
     assert_eq!(t.matches(": f32 = m").count(), 0, "every step packed:\n{t}");
     assert_eq!(t.matches(": vec2 = mad ").count(), 7, "{t}");
 }
+
+#[test]
+fn simplify_computes_a_splat_once_and_undoes_a_double_reciprocal() {
+    // d / length(d) as the expansion writes it: d * rcp(rcp(rsq(dot(d, d))).xxx).
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let d = input(f, e, 0);
+    let dd = op(f, e, Op::Dot(3), vec![d, d], 1);
+    let r = op(f, e, Op::Rsq, vec![dd], 1);
+    let len = op(f, e, Op::Rcp, vec![r], 1);
+    let inv = op(f, e, Op::Rcp, vec![len.reswizzled(Swizzle::splat(0))], 3);
+    let n = op(
+        f,
+        e,
+        Op::Mul,
+        vec![d.reswizzled(Swizzle([0, 1, 2, 2])), inv],
+        3,
+    );
+    ret(f, e, n.reswizzled(Swizzle([0, 1, 2, 2])));
+    let cases = [vec![[3.0, 4.0, 12.0, 1.0]], vec![[-0.5, 0.25, 2.0, 0.0]]];
+    let simplify_then_dce = |f: &mut Function| {
+        let changed = simplify::run(f);
+        dce::run(f);
+        simplify::run(f);
+        dce::run(f);
+        changed
+    };
+    // The interpreter's rcp is exact, so 1 / (1 / x) is x there too: equal outputs.
+    assert!(check(&mut m, simplify_then_dce, &cases));
+    let t = text(&m);
+    assert!(!t.contains("rcp"), "{t}");
+    assert!(t.contains("vec3 = mul v0.xyz, v"), "{t}");
+    assert!(t.contains(".xxx"), "the scalar read splat:\n{t}");
+}
