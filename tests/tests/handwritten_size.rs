@@ -11,7 +11,7 @@ use tests::handwritten::{all, measure, table};
 const PROGRAMS: usize = 74;
 
 /// The set's compiled sum (hand-written: 958), at most.
-const COMPILED_SUM: usize = 829;
+const COMPILED_SUM: usize = 825;
 
 #[test]
 fn no_program_compiles_longer_than_by_hand_and_the_sum_does_not_grow() {

@@ -96,8 +96,16 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 }
 
 /// Compiles a vertex or geometry module.
+///
+/// Scalar multiply-adds of two literals are `dph`s, a word shorter each, whose literals
+/// (`(k1, 0, 0, k2)`) may pack fewer values per register: a program that then breaks a
+/// limit (the literal registers, operand descriptors) is compiled again without them.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
-    let mut m = prepare::prepare(module)?;
+    compile_once(module, options, true).or_else(|_| compile_once(module, options, false))
+}
+
+fn compile_once(module: &Module, options: &Options, affine: bool) -> Result<Compiled, Diagnostics> {
+    let mut m = prepare::prepare_with(module, affine)?;
     let layout = (m.stage == mir::Stage::Geometry).then(|| {
         options
             .geometry_layout

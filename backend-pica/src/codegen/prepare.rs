@@ -43,6 +43,12 @@ pub fn passes() -> Options {
 /// Runs the pipeline on a vertex or geometry module; errors for what this machine cannot
 /// run.
 pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
+    prepare_with(module, true)
+}
+
+/// [`prepare`]; `affine` says whether scalar multiply-adds of two literals become `dph`s
+/// (see `affine_scalars`: a word less each, but a literal register may hold fewer values).
+pub fn prepare_with(module: &Module, affine: bool) -> Result<Module, Diagnostics> {
     if module.stage == Stage::Geometry {
         super::geometry::check(module).map_err(|d| Diagnostics(vec![*d]))?;
     } else if module.stage != Stage::Vertex {
@@ -71,6 +77,9 @@ pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
         )])
     })?;
     split_scaled_input_sums(&mut m.function);
+    if affine {
+        affine_scalars(&mut m.function);
+    }
     // A loop that folding left unable to repeat, left early from inside an `if`.
     let stuck = mir::passes::once::remaining(&m.function);
     if !stuck.is_empty() {
@@ -139,4 +148,48 @@ fn split_scaled_input_sums(f: &mut Function) {
         }
     }
     mir::passes::dce::run(f);
+}
+
+/// `x * k1 + k2` of a scalar with two literals is `dph(x.xxx, (k1, 0, 0, k2))`: a MAD reads
+/// one constant register at most (its second or third operand), so the multiply-add needs
+/// one literal moved into a temporary first; DPH reads the whole constant vector in one
+/// operand and adds its `w` (`0.5 * n.z + 0.5`, `3 - 2 * k`: one word, not two). The
+/// PICA200 gives `0 * inf = 0`, so the zero lanes cannot turn an infinite `x` into NaN.
+fn affine_scalars(f: &mut Function) {
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            let inst = &f.insts[i];
+            if inst.op != Op::Mad || inst.result().is_none_or(|r| f.ty(r).lanes != 1) {
+                continue;
+            }
+            let args = inst.args.clone();
+            let Some(k2) = constant_n(f, &args[2], 1) else {
+                continue;
+            };
+            let found = [(0usize, 1usize), (1, 0)].into_iter().find_map(|(xk, kk)| {
+                let k1 = constant_n(f, &args[kk], 1)?;
+                constant_n(f, &args[xk], 1)
+                    .is_none()
+                    .then_some((args[xk], k1[0]))
+            });
+            let Some((x, k1)) = found else {
+                continue;
+            };
+            let span = f.insts[i].span;
+            let k = f.create_inst(
+                Op::float_const(&[k1, 0.0, 0.0, k2[0]]),
+                Vec::new(),
+                &[Ty::float(4)],
+                span,
+            );
+            let at = f.blocks[b].insts.iter().position(|&n| n == i).unwrap_or(0);
+            f.blocks[b].insts.insert(at, k);
+            let x = Operand {
+                swizzle: mir::types::Swizzle::splat(x.swizzle.lane(0)),
+                ..x
+            };
+            f.insts[i].op = Op::Dph;
+            f.insts[i].args = vec![x, Operand::new(f.insts[k].results[0])];
+        }
+    }
 }
