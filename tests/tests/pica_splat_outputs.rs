@@ -76,11 +76,13 @@ layout(location = 0) in vec4 a;
 layout(location = 1) in vec4 b;
 layout(location = 1) out vec4 t0;
 layout(location = 2) out vec4 t1;
+layout(location = 3) out vec4 t2;
 layout(std140, binding = 0) uniform U { vec4 k; };
 void main() {
     gl_Position = a;
     t0 = b * k;
     t1 = a.wzyx * 2.0 + b;
+    t2 = vec4(a.x * b.y, k.z, a.z * k.x, b.w * 3.0);
 }
 ";
 
@@ -93,7 +95,14 @@ fn lanes_no_semantic_carries_are_not_computed() {
     assert!(c.listing.contains("o2.xy,"), "{}", c.listing);
     assert!(!c.listing.contains("mov o1"), "{}", c.listing);
     assert!(!c.listing.contains("mov o2"), "{}", c.listing);
-    assert_eq!(c.reflection.stats.instructions, 5, "{}", c.listing);
+    // t2 (texcoord2 takes xy) is built in o3.xy: no temporary, no z or w.
+    assert!(
+        !c.listing.contains("o3.z") && !c.listing.contains("o3.w"),
+        "{}",
+        c.listing
+    );
+    assert!(!c.listing.contains("mov o3.xy, r"), "{}", c.listing);
+    assert_eq!(c.reflection.stats.instructions, 8, "{}", c.listing);
     let k = [0.5f32, -2.0, 4.0, 8.0];
     let regs = constants_with(&c, &[("k", &k)]);
     let mut u = Uniforms::default();
@@ -123,4 +132,7 @@ fn lanes_no_semantic_carries_are_not_computed() {
     for l in 0..2 {
         assert!((t1[l] - (a[3 - l] * 2.0 + b[l])).abs() < 1e-4, "{t1:?}");
     }
+    let t2 = out.outputs[output_register(&c, "t2")];
+    assert!((t2[0] - a[0] * b[1]).abs() < 1e-4, "{t2:?}");
+    assert!((t2[1] - k[2]).abs() < 1e-4, "{t2:?}");
 }

@@ -162,6 +162,7 @@ fn compile_once(module: &Module, options: &Options, affine: bool) -> Result<Comp
         return Err(diagnostics(errors));
     }
     let slots = &assigned.slots;
+    drop_uncarried_lanes(&mut m.function, slots);
 
     // When the values do not fit the temporaries: lane packing, then the cheap values
     // recomputed at their readers (see `machine::retry`).
@@ -484,5 +485,61 @@ fn reflect(
         },
         constants,
         ..Reflection::of(m, "pica", None)
+    }
+}
+
+/// Lanes of a returned vector that its output's semantic does not carry (`pica.output-dropped`)
+/// are never written: where the vector is a construct only the return reads, what those
+/// lanes alone read is not computed either (the lanes read a constant 0 instead, and dead
+/// code goes).
+fn drop_uncarried_lanes(f: &mut mir::Function, slots: &[Option<select::OutputSlot>]) {
+    let uses = f.use_counts();
+    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+        mir::func::Terminator::Return(values) => Some(values.clone()),
+        _ => None,
+    }) else {
+        return;
+    };
+    let mut changed = false;
+    for (k, v) in values.iter().enumerate() {
+        let Some(Some(slot)) = slots.get(k) else {
+            continue;
+        };
+        let carried = slot.mask.bits().count_ones() as usize;
+        let mir::func::ValueDef::Inst(i, 0) = f.values[v.value].def else {
+            continue;
+        };
+        let inst = &f.insts[i];
+        let plain = v.swizzle.is_identity(f.ty(v.value).lanes) && !v.neg && !v.abs;
+        if inst.op != mir::inst::Op::Construct
+            || !plain
+            || uses.get(&v.value) != Some(&1)
+            || inst.args.len() <= carried
+        {
+            continue;
+        }
+        let span = inst.span;
+        let zero = f.create_inst(
+            mir::inst::Op::float_const(&[0.0]),
+            Vec::new(),
+            &[mir::Ty::float(1)],
+            span,
+        );
+        let at = f.layout.iter().find_map(|&b| {
+            let pos = f.blocks[b].insts.iter().position(|&x| x == i)?;
+            Some((b, pos))
+        });
+        let Some((b, pos)) = at else {
+            continue;
+        };
+        f.blocks[b].insts.insert(pos, zero);
+        let zero = mir::Operand::new(f.insts[zero].results[0]);
+        for a in &mut f.insts[i].args[carried..] {
+            *a = zero;
+        }
+        changed = true;
+    }
+    if changed {
+        mir::passes::dce::run(f);
     }
 }

@@ -471,7 +471,9 @@ impl Selector<'_> {
             // Lanes no semantic carries (`pica.output-dropped`) are not computed at all: a
             // lane-wise instruction writes the carried ones only.
             let n = f.ty(v.value).lanes;
-            let narrowed = n > lanes && f.def_inst(v.value).is_some_and(|d| lanewise(d.op));
+            let narrowed = n > lanes
+                && f.def_inst(v.value)
+                    .is_some_and(|d| lanewise(d.op) || d.op == Op::Construct);
             if (n == lanes || narrowed) && writes(f, v.value) {
                 out.insert(
                     v.value,
@@ -1195,7 +1197,12 @@ impl Selector<'_> {
     /// grouped by what they read: one MOV per group.
     fn groups(&self, c: Value, args: &[mir::Operand]) -> Vec<(Option<mir::Operand>, Vec<usize>)> {
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
-        for (l, a) in args.iter().enumerate() {
+        // A vector built in an output register writes only the lanes its semantic carries.
+        let carried = match self.places.get(&c) {
+            Some(Place::Output { mask, .. }) => mask.bits().count_ones() as usize,
+            _ => 4,
+        };
+        for (l, a) in args.iter().enumerate().take(carried) {
             if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
                 continue;
             }
