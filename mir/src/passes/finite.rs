@@ -8,6 +8,9 @@
 //! `select` of a value that may be non-finite therefore becomes an `if` again (the `bools`
 //! pass) instead of a blend. Overflow of ordinary arithmetic is not tracked.
 //!
+//! A comparison is a bool and a flag 0 or 1 whatever it compares: neither carries a
+//! non-finite value on.
+//!
 //! A division, reciprocal, root or logarithm whose operand is known to be in its domain
 //! (see [`sign`]) creates nothing: `x / (d + float(d == 0.0))`, `inversesqrt(max(l, 1e-6))`
 //! and `sqrt(dot(v, v))` are finite for finite operands.
@@ -42,7 +45,14 @@ pub fn maybe_non_finite(f: &Function) -> HashSet<Value> {
                     Op::Exp2 | Op::Pow | Op::Normalize => true,
                     _ => false,
                 };
-                if creates || inst.args.iter().any(|a| out.contains(&a.value)) {
+                // Comparisons and flags are bools or 0/1 whatever they compare; a select
+                // carries only what it chooses between.
+                let carried = match inst.op {
+                    Op::Cmp(_) | Op::BoolToFloat | Op::And | Op::Or | Op::Not => &[][..],
+                    Op::Select => &inst.args[1..],
+                    _ => &inst.args[..],
+                };
+                if creates || carried.iter().any(|a| out.contains(&a.value)) {
                     out.insert(r);
                 }
             }

@@ -1617,3 +1617,31 @@ fn simplify_computes_a_splat_once_and_undoes_a_double_reciprocal() {
     assert!(t.contains("vec3 = mul v0.xyz, v"), "{t}");
     assert!(t.contains(".xxx"), "the scalar read splat:\n{t}");
 }
+
+#[test]
+fn a_comparison_of_an_infinite_value_is_finite() {
+    // r = 1 / in.x may be infinite; r < in.y is a bool and float(r < in.y) a 0 or 1,
+    // finite; a select carries what it chooses, not its condition.
+    let mut m = module(1);
+    let f = &mut m.function;
+    let e = f.entry;
+    let v = input(f, e, 0);
+    let l = |n| v.reswizzled(Swizzle::splat(n));
+    let r = op(f, e, Op::Rcp, vec![l(0)], 1);
+    let c = Operand::new(f.ins(e, Op::Cmp(CmpOp::Lt), vec![r, l(1)], Ty::bool(1), span()));
+    let flag = op(f, e, Op::BoolToFloat, vec![c], 1);
+    let picked = op(f, e, Op::Select, vec![c, l(2), l(3)], 1);
+    let risky = op(f, e, Op::Select, vec![c, r, l(3)], 1);
+    let out = op(f, e, Op::Construct, vec![flag, picked, risky, flag], 4);
+    ret(f, e, out);
+    let unsafe_values = finite::maybe_non_finite(&m.function);
+    for (v, may) in [
+        (r, true),
+        (c, false),
+        (flag, false),
+        (picked, false),
+        (risky, true),
+    ] {
+        assert_eq!(unsafe_values.contains(&v.value), may, "{}", text(&m));
+    }
+}
