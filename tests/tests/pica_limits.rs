@@ -162,19 +162,17 @@ fn loop_nesting_deeper_than_four() {
 
 #[test]
 fn more_than_128_operand_descriptors() {
-    // Products of differently swizzled and negated operands: a descriptor each.
+    // Products of differently swizzled operands, added and subtracted: a descriptor each
+    // (a negated product is a subtraction, whose negated operand is a descriptor too).
     let letters = ['x', 'y', 'z', 'w'];
     let mut body = String::from("vec4 acc = vec4(0.0);\n");
-    let mut n = 0;
-    'outer: for i in 0..256usize {
+    for i in 0..150usize {
         let sw: String = (0..4).map(|k| letters[(i >> (2 * k)) & 3]).collect();
-        for neg in ["", "-"] {
-            body += &format!("acc += {neg}a.{sw} * b.wzyx;\n");
-            n += 1;
-            if n == 140 {
-                break 'outer;
-            }
-        }
+        let sw2: String = (0..4)
+            .map(|k| letters[((i * 7 + 3) >> (2 * k)) & 3])
+            .collect();
+        let op = if i % 2 == 0 { "+=" } else { "-=" };
+        body += &format!("acc {op} a.{sw} * b.{sw2};\n");
     }
     let m = vertex(&format!(
         "#version 450\nlayout(location=0) in vec4 a; layout(location=1) in vec4 b;\n\

@@ -168,6 +168,26 @@ pub fn run(f: &mut Function) -> bool {
                     continue;
                 }
             }
+            // dot(-a, b) is -dot(a, b), and -a * b is -(a * b): the negation moves to the
+            // readers (a modifier on the PICA200; AGAL, which has none, absorbs it in a
+            // `sub` or cancels it against another), and dot(n, -l) is then the dot(n, l)
+            // computed anyway (`reflect(-l, n)` beside `dot(n, l)`).
+            let op = f.insts[i].op;
+            if matches!(op, Op::Dot(_) | Op::Mul) && args.iter().any(|a| a.neg) {
+                let negated = args.iter().filter(|a| a.neg).count() == 1;
+                let plain: Vec<Operand> =
+                    args.iter().map(|a| Operand { neg: false, ..*a }).collect();
+                let span = f.insts[i].span;
+                let d = f.create_inst(op, plain, &[f.ty(result)], span);
+                let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                f.blocks[b].insts.insert(pos, d);
+                let d = Operand {
+                    neg: negated,
+                    ..Operand::new(f.insts[d].results[0])
+                };
+                changed |= replace.insert(result, d);
+                continue;
+            }
             // (x * k1) * k2 is x * (k1 * k2) when k1 or k2 is a power of two (exact), and
             // the inner product is read only here.
             if f.insts[i].op == Op::Mul {

@@ -1645,3 +1645,42 @@ fn a_comparison_of_an_infinite_value_is_finite() {
         assert_eq!(unsafe_values.contains(&v.value), may, "{}", text(&m));
     }
 }
+
+#[test]
+fn simplify_moves_negations_out_of_products() {
+    // n * -(-dot(n, -l) * 2) + dot(n, l): dot(n, -l) is -dot(n, l), the same dot product,
+    // and the negations cancel down to one.
+    let mut m = module(2);
+    let f = &mut m.function;
+    let e = f.entry;
+    let (n, l) = (input(f, e, 0), input(f, e, 1));
+    let d1 = op(f, e, Op::Dot(3), vec![n, l.negated()], 1);
+    let two = konst(f, e, &[2.0]);
+    let t = op(f, e, Op::Mul, vec![d1.negated(), two], 1);
+    let u = op(
+        f,
+        e,
+        Op::Mul,
+        vec![n, t.negated().reswizzled(Swizzle::splat(0))],
+        4,
+    );
+    let d2 = op(f, e, Op::Dot(3), vec![n, l], 1);
+    let out = op(f, e, Op::Add, vec![u, d2.reswizzled(Swizzle::splat(0))], 4);
+    ret(f, e, out);
+    let cases = [vec![[0.5, -1.0, 2.0, 0.0], [1.5, 0.25, -3.0, 1.0]]];
+    let cleanup = |f: &mut Function| {
+        let changed = simplify::run(f);
+        for _ in 0..3 {
+            simplify::run(f);
+            cse::run(f);
+            dce::run(f);
+        }
+        changed
+    };
+    assert!(check(&mut m, cleanup, &cases));
+    let t = text(&m);
+    assert_eq!(t.matches("dot3").count(), 1, "one dot product:\n{t}");
+    // d * 2 with no negation; the one left is the sum's, which a subtraction absorbs.
+    assert!(t.contains("mul v0, v"), "{t}");
+    assert_eq!(t.matches(" -v").count(), 1, "{t}");
+}
