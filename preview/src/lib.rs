@@ -6,7 +6,7 @@
 //!   name (defaults: zeros, identity matrices), every output read back by name;
 //! - [`mesh`]: the built-in meshes (cube, sphere, quad) and Wavefront OBJ files;
 //! - [`texture`]: built-in textures (a checkerboard and a gradient), PNG in and out;
-//! - [`raster`] and [`render`]: a vertex program transforming a mesh, a fragment program
+//! - [`raster`] and [`mod@render`]: a vertex program transforming a mesh, a fragment program
 //!   shading a full-screen quad or that mesh, into deterministic RGBA pixels.
 
 pub mod drive;

@@ -12,7 +12,7 @@
 //! non-finite value on.
 //!
 //! A division, reciprocal, root or logarithm whose operand is known to be in its domain
-//! (see [`sign`]) creates nothing: `x / (d + float(d == 0.0))`, `inversesqrt(max(l, 1e-6))`
+//! (see `sign`) creates nothing: `x / (d + float(d == 0.0))`, `inversesqrt(max(l, 1e-6))`
 //! and `sqrt(dot(v, v))` are finite for finite operands.
 
 use crate::hash::HashSet;

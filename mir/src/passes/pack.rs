@@ -14,7 +14,7 @@
 //!
 //! Members are merged a pair at a time, in rounds: scalars become vec2s in one round, vec2s
 //! vec4s in the next. A round pairs each instruction with at most one later partner within
-//! [`WINDOW`] instructions, so a round costs time linear in the block's length.
+//! `WINDOW` instructions, so a round costs time linear in the block's length.
 
 use crate::hash::{HashMap, HashSet};
 
