@@ -18,7 +18,7 @@
 
 use mir::hash::HashMap;
 
-use mir::func::{Function, Structure, Terminator, Value};
+use mir::func::{Function, Replacements, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};
 use mir::module::Module;
 use mir::passes::expand::Expand;
@@ -124,6 +124,8 @@ pub fn prepare(module: &Module, profile: Profile, ifs: Ifs) -> Result<Prepared, 
         return Err(errors);
     }
     finite_blends(&mut run.function);
+    // After the blends' clamps, which look for the flags `bool_flags` replaces.
+    bool_flags(&mut run.function, &bool_registers);
     dph_rows(&mut run.function);
     if cfg!(debug_assertions) {
         mir::verify::verify(&run).map_err(|e| {
@@ -149,6 +151,63 @@ fn optimise(m: &Module, ifs: Ifs) -> Result<Module, Vec<Diagnostic>> {
         )]
     })?;
     Ok(run)
+}
+
+/// A bool uniform's register holds 1.0 or 0.0 (the interface contract), so the flag a blend
+/// multiplies by, `float(u.x != 0)`, is `u.x` itself, and `float(u.x == 0)` is `1 - u.x`:
+/// no comparison (and no copy of the 0 it compares with, a second constant operand).
+fn bool_flags(f: &mut Function, bool_registers: &[(u32, u32)]) {
+    let floats: Vec<u32> = bool_registers.iter().map(|&(_, r)| r).collect();
+    let mut replace = Replacements::default();
+    for b in f.layout.clone() {
+        for i in f.blocks[b].insts.clone() {
+            let inst = &f.insts[i];
+            let Some(r) = inst.result() else { continue };
+            if inst.op != Op::BoolToFloat || f.ty(r).lanes != 1 {
+                continue;
+            }
+            let c = inst.args[0];
+            let Some(cmp) = f.def_inst(c.value) else {
+                continue;
+            };
+            let eq = match cmp.op {
+                Op::Cmp(CmpOp::Ne) => false,
+                Op::Cmp(CmpOp::Eq) => true,
+                _ => continue,
+            };
+            let lane = usize::from(c.swizzle.lane(0));
+            let read = |o: &Operand| {
+                let l = o.swizzle.lane(lane);
+                let d = f.def_inst(o.value)?;
+                let is_flag_register = matches!(d.op, Op::LoadUniform { register }
+                    if d.args.is_empty() && floats.contains(&register));
+                (is_flag_register && l == 0 && !o.neg && !o.abs).then_some(o.value)
+            };
+            let zero = |o: &Operand| {
+                mir::passes::fold::lane(f, o.value, o.swizzle.lane(lane)) == Some(0.0)
+            };
+            let (a, z) = (&cmp.args[0], &cmp.args[1]);
+            let u = match (read(a), read(z)) {
+                (Some(u), None) if zero(z) => u,
+                (None, Some(u)) if zero(a) => u,
+                _ => continue,
+            };
+            let flag = Operand::lane(u, 0);
+            if eq {
+                let span = f.insts[i].span;
+                let one = f.create_inst(Op::float_const(&[1.0]), vec![], &[Ty::float(1)], span);
+                let at = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                f.blocks[b].insts.insert(at, one);
+                let one = Operand::new(f.insts[one].results[0]);
+                f.insts[i].op = Op::Sub;
+                f.insts[i].args = vec![one, flag];
+            } else {
+                replace.insert(r, flag);
+            }
+        }
+    }
+    replace.finish(f);
+    mir::passes::dce::run(f);
 }
 
 /// Gives every bool uniform a float register after the others and reads it as `x != 0`.
