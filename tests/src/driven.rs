@@ -72,3 +72,20 @@ pub fn constants_with(c: &Compiled, uniforms: &[(&str, &[f32])]) -> Vec<[f32; 4]
     }
     regs
 }
+
+/// The register of the input called `name`.
+pub fn input_register(c: &Compiled, name: &str) -> usize {
+    let i = c.reflection.inputs.iter().find(|i| i.name == name);
+    register_number(&i.unwrap_or_else(|| panic!("no input {name}")).register)
+}
+
+/// The PICA200 simulator's uniforms as an application sets them: the literals, and the
+/// uniforms named in `uniforms` (see [`constants_with`] and [`bools_with`]).
+pub fn pica_uniforms(c: &Compiled, uniforms: &[(&str, &[f32])]) -> backend_pica::sim::Uniforms {
+    let mut u = backend_pica::sim::Uniforms::default();
+    for (slot, v) in u.float.iter_mut().zip(constants_with(c, uniforms)) {
+        *slot = v;
+    }
+    u.bool = bools_with(c, uniforms);
+    u
+}

@@ -2,9 +2,9 @@
 //! attribute) are loaded into the address registers two at a time: `mova a0.xy, r.xy`.
 //! Run in the simulator against values computed here.
 
-use backend_pica::sim::{Simulator, Uniforms};
+use backend_pica::sim::Simulator;
 use spv2retro::{Options, Source, Stage, compile};
-use tests::driven::{constants_with, output_register, register_number};
+use tests::driven::{input_register, output_register, pica_uniforms};
 
 const SHADER: &str = "#version 450
 layout(location = 0) in vec4 pos;
@@ -26,21 +26,8 @@ fn four_indices_take_two_address_loads() {
     assert_eq!(c.listing.matches("mova").count(), 2, "{}", c.listing);
     assert!(c.listing.contains("mova a0.xy,"), "{}", c.listing);
     let palette: Vec<f32> = (0..32).map(|k| k as f32 * 0.5 - 3.0).collect();
-    let regs = constants_with(&c, &[("palette", &palette)]);
-    let mut u = Uniforms::default();
-    for (k, r) in u.float.iter_mut().enumerate() {
-        *r = regs[k];
-    }
-    let reg = |name: &str| {
-        register_number(
-            &c.reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == name)
-                .unwrap()
-                .register,
-        )
-    };
+    let u = pica_uniforms(&c, &[("palette", &palette)]);
+    let reg = |name: &str| input_register(&c, name);
     for (bones, weights) in [
         ([3.0f32, 0.0, 7.0, 5.0], [0.5f32, 0.25, 0.125, 0.125]),
         ([1.0, 6.0, 2.0, 4.0], [0.1, 0.2, 0.3, 0.4]),

@@ -3,9 +3,9 @@
 //! where those literals would not fit beside the uniforms, the program is compiled with
 //! multiply-adds instead. Both run in the simulator against values computed here.
 
-use backend_pica::sim::{Simulator, Uniforms};
+use backend_pica::sim::Simulator;
 use spv2retro::{Compiled, Options, Source, Stage, compile};
-use tests::driven::{constants_with, output_register, register_number};
+use tests::driven::{input_register, output_register, pica_uniforms};
 
 /// Four dependent affine steps (they cannot share one vector instruction), beside a uniform
 /// array of `n` registers read at a computed index.
@@ -30,21 +30,8 @@ void main() {{
 
 fn run(c: &Compiled, n: usize, a: [f32; 4]) -> [f32; 4] {
     let big: Vec<f32> = (0..n * 4).map(|k| k as f32).collect();
-    let regs = constants_with(c, &[("big", &big)]);
-    let mut u = Uniforms::default();
-    for (k, r) in u.float.iter_mut().enumerate() {
-        *r = regs[k];
-    }
-    let reg = |name: &str| {
-        register_number(
-            &c.reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == name)
-                .unwrap()
-                .register,
-        )
-    };
+    let u = pica_uniforms(c, &[("big", &big)]);
+    let reg = |name: &str| input_register(c, name);
     let mut v = [[0.0f32; 4]; 16];
     v[reg("a")] = a;
     v[reg("idx")] = [2.0, 0.0, 0.0, 0.0];

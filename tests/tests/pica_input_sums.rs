@@ -4,9 +4,9 @@
 //! computed here; a factor that is not a power of two keeps the sum (the distributed form
 //! would round differently).
 
-use backend_pica::sim::{Simulator, Uniforms};
+use backend_pica::sim::Simulator;
 use spv2retro::{Options, Source, Stage, compile};
-use tests::driven::{constants_with, output_register, register_number};
+use tests::driven::{input_register, output_register, pica_uniforms};
 
 const SHADER: &str = "#version 450
 layout(location = 0) in vec4 a;
@@ -28,23 +28,10 @@ fn a_scaled_sum_of_two_inputs_needs_no_move() {
     assert_eq!(c.reflection.stats.instructions, 7, "{}", c.listing);
     let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
     let mut v = [[0.0f32; 4]; 16];
-    let reg = |name: &str| {
-        register_number(
-            &c.reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == name)
-                .unwrap()
-                .register,
-        )
-    };
+    let reg = |name: &str| input_register(&c, name);
     v[reg("a")] = a;
     v[reg("b")] = b;
-    let regs = constants_with(&c, &[]);
-    let mut u = Uniforms::default();
-    for (k, r) in u.float.iter_mut().enumerate() {
-        *r = regs[k];
-    }
+    let u = pica_uniforms(&c, &[]);
     let out = Simulator::new(&c.bytes).unwrap().run(0, &v, &u).unwrap();
     let mid = out.outputs[output_register(&c, "mid")];
     let third = out.outputs[output_register(&c, "third")];

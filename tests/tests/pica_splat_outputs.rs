@@ -4,9 +4,9 @@
 //! only). Lanes of an output that no semantic carries are not computed at all. Run in the
 //! simulator against values computed here.
 
-use backend_pica::sim::{Simulator, Uniforms};
+use backend_pica::sim::Simulator;
 use spv2retro::{Options, Source, Stage, compile};
-use tests::driven::{constants_with, output_register, register_number};
+use tests::driven::{input_register, output_register, pica_uniforms};
 
 const SHADER: &str = "#version 450
 layout(location = 0) in vec4 a;
@@ -30,23 +30,10 @@ fn a_splat_scalar_is_computed_into_the_whole_output() {
     assert!(!c.listing.contains("mov o1"), "{}", c.listing);
     assert!(!c.listing.contains("mov o2"), "{}", c.listing);
     let m: Vec<f32> = (0..16).map(|k| k as f32 * 0.25 - 1.0).collect();
-    let regs = constants_with(&c, &[("m", &m)]);
-    let mut u = Uniforms::default();
-    for (k, r) in u.float.iter_mut().enumerate() {
-        *r = regs[k];
-    }
+    let u = pica_uniforms(&c, &[("m", &m)]);
     let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
     let mut v = [[0.0f32; 4]; 16];
-    let reg = |name: &str| {
-        register_number(
-            &c.reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == name)
-                .unwrap()
-                .register,
-        )
-    };
+    let reg = |name: &str| input_register(&c, name);
     v[reg("a")] = a;
     v[reg("b")] = b;
     let out = Simulator::new(&c.bytes).unwrap().run(0, &v, &u).unwrap();
@@ -104,23 +91,10 @@ fn lanes_no_semantic_carries_are_not_computed() {
     assert!(!c.listing.contains("mov o3.xy, r"), "{}", c.listing);
     assert_eq!(c.reflection.stats.instructions, 8, "{}", c.listing);
     let k = [0.5f32, -2.0, 4.0, 8.0];
-    let regs = constants_with(&c, &[("k", &k)]);
-    let mut u = Uniforms::default();
-    for (n, r) in u.float.iter_mut().enumerate() {
-        *r = regs[n];
-    }
+    let u = pica_uniforms(&c, &[("k", &k)]);
     let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
     let mut v = [[0.0f32; 4]; 16];
-    let reg = |name: &str| {
-        register_number(
-            &c.reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == name)
-                .unwrap()
-                .register,
-        )
-    };
+    let reg = |name: &str| input_register(&c, name);
     v[reg("a")] = a;
     v[reg("b")] = b;
     let out = Simulator::new(&c.bytes).unwrap().run(0, &v, &u).unwrap();

@@ -151,19 +151,10 @@ pub fn run(f: &mut Function) -> bool {
             // only here.
             if f.insts[i].op == Op::Mul {
                 if let Some((x, k2, product)) = scaled_sum(f, &args, lanes, &uses) {
-                    let span = f.insts[i].span;
-                    let k = f.create_inst(
-                        Op::float_const(&product),
-                        Vec::new(),
-                        &[Ty::float(lanes)],
-                        span,
-                    );
-                    let kv = f.insts[k].results[0];
-                    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
-                    f.blocks[b].insts.insert(pos, k);
+                    let k = constant_before(f, b, i, &product);
                     let inst = &mut f.insts[i];
                     inst.op = Op::Mad;
-                    inst.args = vec![x, k2, Operand::new(kv)];
+                    inst.args = vec![x, k2, k];
                     changed = true;
                     continue;
                 }
@@ -192,17 +183,8 @@ pub fn run(f: &mut Function) -> bool {
             // the inner product is read only here.
             if f.insts[i].op == Op::Mul {
                 if let Some((x, product)) = scaled_product(f, &args, lanes, &uses) {
-                    let span = f.insts[i].span;
-                    let k = f.create_inst(
-                        Op::float_const(&product),
-                        Vec::new(),
-                        &[Ty::float(lanes)],
-                        span,
-                    );
-                    let kv = f.insts[k].results[0];
-                    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
-                    f.blocks[b].insts.insert(pos, k);
-                    f.insts[i].args = vec![x, Operand::new(kv)];
+                    let k = constant_before(f, b, i, &product);
+                    f.insts[i].args = vec![x, k];
                     changed = true;
                     continue;
                 }
@@ -216,19 +198,10 @@ pub fn run(f: &mut Function) -> bool {
                     });
                     if pow2 {
                         let recip: Vec<f32> = (0..lanes as usize).map(|l| 1.0 / c[l]).collect();
-                        let span = f.insts[i].span;
-                        let k = f.create_inst(
-                            Op::float_const(&recip),
-                            Vec::new(),
-                            &[Ty::float(lanes)],
-                            span,
-                        );
-                        let kv = f.insts[k].results[0];
-                        let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
-                        f.blocks[b].insts.insert(pos, k);
+                        let k = constant_before(f, b, i, &recip);
                         let inst = &mut f.insts[i];
                         inst.op = Op::Mul;
-                        inst.args = vec![args[0], Operand::new(kv)];
+                        inst.args = vec![args[0], k];
                         changed = true;
                     }
                 }
@@ -276,6 +249,25 @@ fn scalar_splats(f: &mut Function) -> bool {
         );
     }
     !found.is_empty()
+}
+
+/// A new constant of `values`, placed just before instruction `i` of block `b`.
+fn constant_before(
+    f: &mut Function,
+    b: crate::func::BlockId,
+    i: crate::func::InstId,
+    values: &[f32],
+) -> Operand {
+    let span = f.insts[i].span;
+    let k = f.create_inst(
+        Op::float_const(values),
+        Vec::new(),
+        &[Ty::float(values.len() as u8)],
+        span,
+    );
+    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+    f.blocks[b].insts.insert(pos, k);
+    Operand::new(f.insts[k].results[0])
 }
 
 /// For `(x * k1) * k2` (either operand order at both levels, the inner product read only
