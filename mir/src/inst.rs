@@ -338,6 +338,21 @@ impl Op {
         )
     }
 
+    /// Whether the operation is a constant or a read of the interface (an input, a uniform,
+    /// the instance or the fragment's position): nothing a register must hold, as the
+    /// back ends read it where it lives.
+    pub fn is_interface_or_constant(self) -> bool {
+        matches!(
+            self,
+            Op::Const(_)
+                | Op::LoadInput(_)
+                | Op::LoadUniform { .. }
+                | Op::LoadBoolUniform { .. }
+                | Op::InstanceIndex
+                | Op::FragCoord
+        )
+    }
+
     /// Whether the operation works lane by lane on float operands of the result's width.
     pub fn is_lanewise_float(self) -> bool {
         matches!(

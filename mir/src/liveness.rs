@@ -8,7 +8,6 @@
 use crate::hash::HashSet;
 
 use crate::func::{BlockId, Function, Value, ValueDef};
-use crate::inst::Op;
 
 /// The most temporaries live at once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,15 +22,7 @@ pub struct Pressure {
 pub fn is_temporary(f: &Function, v: Value) -> bool {
     match f.values[v].def {
         ValueDef::Param(..) => true,
-        ValueDef::Inst(i, _) => !matches!(
-            f.insts[i].op,
-            Op::Const(_)
-                | Op::LoadInput(_)
-                | Op::LoadUniform { .. }
-                | Op::LoadBoolUniform { .. }
-                | Op::InstanceIndex
-                | Op::FragCoord
-        ),
+        ValueDef::Inst(i, _) => !f.insts[i].op.is_interface_or_constant(),
     }
 }
 

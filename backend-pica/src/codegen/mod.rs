@@ -101,7 +101,12 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 /// (`(k1, 0, 0, k2)`) may pack fewer values per register: a program that then breaks a
 /// limit (the literal registers, operand descriptors) is compiled again without them.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
-    compile_once(module, options, true).or_else(|_| compile_once(module, options, false))
+    match compile_once(module, options, true) {
+        Err(e) if e.errors().any(|d| d.rule == "pica.limit") => {
+            compile_once(module, options, false)
+        }
+        result => result,
+    }
 }
 
 fn compile_once(module: &Module, options: &Options, affine: bool) -> Result<Compiled, Diagnostics> {

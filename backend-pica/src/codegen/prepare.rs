@@ -4,7 +4,7 @@
 use mir::func::{Function, compose};
 use mir::inst::{Op, Operand};
 use mir::passes::expand::Expand;
-use mir::passes::fold::constant_n;
+use mir::passes::fold::{constant_n, is_power_of_two};
 use mir::passes::{Options, optimize_with};
 use mir::types::Ty;
 use mir::{Diagnostic, Diagnostics, Module, Stage};
@@ -122,8 +122,7 @@ fn split_scaled_input_sums(f: &mut Function) {
             let args = f.insts[i].args.clone();
             let found = [(0usize, 1usize), (1, 0)].into_iter().find_map(|(k, s)| {
                 let c = constant_n(f, &args[k], lanes)?;
-                let pow2 = (0..usize::from(lanes))
-                    .all(|l| c[l] != 0.0 && c[l].is_finite() && c[l].abs().log2().fract() == 0.0);
+                let pow2 = (0..usize::from(lanes)).all(|l| is_power_of_two(c[l]));
                 let sum = args[s];
                 let def = f.def_inst(sum.value)?;
                 let plain = pow2 && !sum.abs && uses.get(&sum.value) == Some(&1);

@@ -54,6 +54,12 @@ pub fn constant_n(f: &Function, op: &Operand, n: u8) -> Option<Lanes> {
     Some(out)
 }
 
+/// Whether `x` is ±2^k (a normal float whose mantissa is 1): multiplying or dividing by it
+/// is exact.
+pub fn is_power_of_two(x: f32) -> bool {
+    x.is_normal() && x.to_bits() & 0x007f_ffff == 0
+}
+
 /// All four lanes of an operand, when constant.
 pub fn constant(f: &Function, op: &Operand) -> Option<Lanes> {
     constant_n(f, op, 4)

@@ -11,7 +11,7 @@ use crate::hash::HashMap;
 use crate::inst::{Op, Operand};
 use crate::types::{Swizzle, Ty};
 
-use super::fold::lane;
+use super::simplify::point_lanes;
 
 /// Rewrites such products. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
@@ -64,26 +64,13 @@ pub fn run(f: &mut Function) -> bool {
     changed
 }
 
-/// The three lanes `a` reads first, when `a` (unmodified) reads a 4-lane construct whose
-/// lanes are not all of one value (those the simplifier takes) and reads the constant 1 last.
+/// The three lanes `a` reads first, when it reads a point (see
+/// [`super::simplify::point_lanes`]) whose lanes are not all of one value (those the
+/// simplifier takes).
 fn point(f: &Function, a: &Operand) -> Option<Vec<Operand>> {
-    if a.neg || a.abs {
-        return None;
-    }
-    let inst = f.def_inst(a.value)?;
-    if inst.op != Op::Construct || inst.args.len() != 4 {
-        return None;
-    }
-    let w = inst.args[a.swizzle.lane(3) as usize];
-    if w.abs || lane(f, w.value, w.swizzle.lane(0)).map(|x| if w.neg { -x } else { x }) != Some(1.0)
-    {
-        return None;
-    }
-    let xyz: Vec<Operand> = (0..3)
-        .map(|l| inst.args[a.swizzle.lane(l) as usize])
-        .collect();
+    let xyz = point_lanes(f, a)?;
     let one_value = xyz
         .iter()
         .all(|o| o.value == xyz[0].value && o.neg == xyz[0].neg && o.abs == xyz[0].abs);
-    (!one_value).then_some(xyz)
+    (!one_value).then(|| xyz.to_vec())
 }

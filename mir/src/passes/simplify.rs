@@ -18,7 +18,7 @@ use crate::func::{Function, Replacements};
 use crate::inst::{CmpOp, Op, Operand};
 use crate::types::{Swizzle, Ty};
 
-use super::fold::{constant_n, lane};
+use super::fold::{constant_n, is_power_of_two, lane};
 
 /// Simplifies what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
@@ -192,11 +192,7 @@ pub fn run(f: &mut Function) -> bool {
             // x / 2^k → x * 2^-k, exactly.
             if f.insts[i].op == Op::Div {
                 if let Some(c) = constant_n(f, &args[1], lanes) {
-                    let pow2 = (0..lanes as usize).all(|l| {
-                        let (m, _) = frexp(c[l]);
-                        c[l] != 0.0 && c[l].is_finite() && m.abs() == 0.5
-                    });
-                    if pow2 {
+                    if (0..lanes as usize).all(|l| is_power_of_two(c[l])) {
                         let recip: Vec<f32> = (0..lanes as usize).map(|l| 1.0 / c[l]).collect();
                         let k = constant_before(f, b, i, &recip);
                         let inst = &mut f.insts[i];
@@ -279,7 +275,6 @@ fn scaled_product(
     lanes: u8,
     uses: &crate::hash::HashMap<crate::func::Value, usize>,
 ) -> Option<(Operand, Vec<f32>)> {
-    let pow2 = |c: f32| c != 0.0 && c.is_finite() && frexp(c).0.abs() == 0.5;
     for (k, other) in [(0usize, 1usize), (1, 0)] {
         let Some(outer) = constant_n(f, &args[k], lanes) else {
             continue;
@@ -305,7 +300,7 @@ fn scaled_product(
                 .collect();
             let exact = (0..usize::from(lanes)).all(|l| {
                 let inner_k = c2[usize::from(o.swizzle.lane(l))];
-                (pow2(outer[l]) || pow2(inner_k)) && product[l].is_finite()
+                (is_power_of_two(outer[l]) || is_power_of_two(inner_k)) && product[l].is_finite()
             });
             if exact {
                 return Some((crate::func::compose(x, o), product));
@@ -413,26 +408,9 @@ fn last_lane_zero(f: &Function, op: &Operand) -> bool {
 /// `dot4(vec4(p.xyz, 1), r)` → `dph(p.xyz, r)` (either operand order).
 fn dph(f: &Function, args: &[Operand]) -> Option<(Op, Vec<Operand>)> {
     for (k, other) in [(0usize, 1usize), (1, 0)] {
-        let a = args[k];
-        if a.neg || a.abs {
-            continue;
-        }
-        let Some(inst) = f.def_inst(a.value) else {
+        let Some(xyz) = point_lanes(f, &args[k]) else {
             continue;
         };
-        if inst.op != Op::Construct || inst.args.len() != 4 {
-            continue;
-        }
-        // The operand reads lanes of the construct; lane 3 (as read) must be the constant 1.
-        let lane3 = inst.args[a.swizzle.lane(3) as usize];
-        if lane(f, lane3.value, lane3.swizzle.lane(0)).map(|x| if lane3.neg { -x } else { x })
-            != Some(1.0)
-        {
-            continue;
-        }
-        let xyz: Vec<Operand> = (0..3)
-            .map(|l| inst.args[a.swizzle.lane(l) as usize])
-            .collect();
         // The three lanes must come from one vector, in some order, unmodified alike.
         let first = xyz[0];
         if !xyz
@@ -456,6 +434,27 @@ fn dph(f: &Function, args: &[Operand]) -> Option<(Op, Vec<Operand>)> {
     None
 }
 
+/// When `a` (unmodified) reads a 4-lane construct whose lane it reads last is the constant
+/// 1 (a point, `vec4(p, 1.0)`): the construct's operands for the three lanes it reads
+/// first. `dph` of those is the dot product (see also [`super::homogeneous`]).
+pub(super) fn point_lanes(f: &Function, a: &Operand) -> Option<[Operand; 3]> {
+    if a.neg || a.abs {
+        return None;
+    }
+    let inst = f.def_inst(a.value)?;
+    if inst.op != Op::Construct || inst.args.len() != 4 {
+        return None;
+    }
+    let w = inst.args[a.swizzle.lane(3) as usize];
+    let one = lane(f, w.value, w.swizzle.lane(0)).map(|x| if w.neg { -x } else { x });
+    if w.abs || one != Some(1.0) {
+        return None;
+    }
+    Some(std::array::from_fn(|l| {
+        inst.args[a.swizzle.lane(l) as usize]
+    }))
+}
+
 /// The bool `c` read in every lane, when `x` reads lane 0 of `float(c)` (a one-lane
 /// `BoolToFloat`) in every lane and has no modifiers: `float(c) != 0` is then `c`.
 fn bool_of_float(f: &Function, x: &Operand, lanes: u8) -> Option<Operand> {
@@ -471,18 +470,4 @@ fn bool_of_float(f: &Function, x: &Operand, lanes: u8) -> Option<Operand> {
             ..c
         }
     })
-}
-
-fn frexp(x: f32) -> (f32, i32) {
-    if x == 0.0 || !x.is_finite() {
-        return (x, 0);
-    }
-    let bits = x.to_bits();
-    let exp = ((bits >> 23) & 0xff) as i32;
-    if exp == 0 {
-        // Subnormal: not a power of two we want.
-        return (x, 0);
-    }
-    let mantissa = f32::from_bits((bits & 0x807f_ffff) | (126 << 23));
-    (mantissa, exp - 126)
 }

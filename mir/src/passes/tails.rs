@@ -108,7 +108,7 @@ impl Matcher<'_> {
             let same_op = defs
                 .iter()
                 .all(|(_, d)| d.op == op && d.args.len() == defs[0].1.args.len());
-            if same_op && leaf(op) && defs[0].1.args.is_empty() {
+            if same_op && op.is_interface_or_constant() && defs[0].1.args.is_empty() {
                 return Some(Pat::Leaf { op, ty, read });
             }
             let own = defs.iter().zip(self.sides).all(|((i, d), &side)| {
@@ -148,22 +148,9 @@ impl Matcher<'_> {
     }
 }
 
-/// Operations without operands that read the interface or are constants.
-fn leaf(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Const(_)
-            | Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::InstanceIndex
-            | Op::FragCoord
-    )
-}
-
 /// Operations that compute a value from their operands alone.
 fn sinkable(op: Op) -> bool {
-    !leaf(op)
+    !op.is_interface_or_constant()
         && !matches!(
             op,
             Op::Kill | Op::EmitVertex | Op::EndPrimitive | Op::LoadLocal(_) | Op::StoreLocal(_)
