@@ -36,8 +36,10 @@ pub trait Hooks<'f> {
     fn code(&mut self) -> &mut VCode<Self::Inst>;
     /// The virtual register holding MIR value `v`.
     fn vreg(&mut self, v: Value) -> VReg;
-    /// `op` in a plain virtual register (a move when it is anything else): a block argument.
-    fn in_vreg(&mut self, op: &Operand) -> VReg;
+    /// `op` in a plain virtual register (a move when it is anything else): a block argument
+    /// passed to `param`. The move writes every lane of `param`'s type, which is wider than
+    /// `op`'s value where the argument is a splat or a lane selection (`s.xxxx` for a vec4).
+    fn in_vreg(&mut self, op: &Operand, param: Value) -> VReg;
     /// A new virtual block starts: forget what the previous block computed.
     fn start_block(&mut self);
     /// Selects block `b`'s instructions (its terminator is the driver's).
@@ -59,15 +61,18 @@ pub trait Hooks<'f> {
     fn edge(&mut self, _from: BlockId, _to: BlockId) {}
 }
 
-/// The arguments of edge `e` whose parameters are passed in registers.
-fn passed_args<'f, H: Hooks<'f>>(h: &H, f: &Function, e: &mir::func::Edge) -> Vec<Operand> {
+/// The arguments of edge `e` whose parameters are passed in registers, each in a plain
+/// virtual register.
+fn pass_args<'f, H: Hooks<'f>>(h: &mut H, f: &Function, e: &mir::func::Edge) -> Vec<VReg> {
     let params = &f.blocks[e.target].params;
-    e.args
+    let passed: Vec<(Operand, Value)> = e
+        .args
         .iter()
         .zip(params)
         .filter(|&(_, &p)| h.passed(p))
-        .map(|(a, _)| *a)
-        .collect()
+        .map(|(a, &p)| (*a, p))
+        .collect();
+    passed.iter().map(|(a, p)| h.in_vreg(a, *p)).collect()
 }
 
 /// Selects every block of the hooks' function, in layout order, with the split edges.
@@ -96,14 +101,13 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
             Origin::Block(b) => b,
             Origin::Edge(from, to) => {
                 h.edge(from, to);
-                let args = f.blocks[from]
+                let regs = f.blocks[from]
                     .term
                     .edges()
                     .into_iter()
                     .find(|e| e.target == to)
-                    .map(|e| passed_args(h, f, e))
+                    .map(|e| pass_args(h, f, e))
                     .unwrap_or_default();
-                let regs = args.iter().map(|a| h.in_vreg(a)).collect();
                 h.code().end_branch(vec![regs]);
                 continue;
             }
@@ -111,7 +115,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
         h.block(b);
         match &f.blocks[b].term {
             Terminator::Jump(e) => {
-                let regs = passed_args(h, f, e).iter().map(|a| h.in_vreg(a)).collect();
+                let regs = pass_args(h, f, e);
                 h.code().end_branch(vec![regs]);
             }
             Terminator::Branch {
@@ -127,7 +131,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                     args.push(if split {
                         Vec::new()
                     } else {
-                        passed_args(h, f, e).iter().map(|a| h.in_vreg(a)).collect()
+                        pass_args(h, f, e)
                     });
                 }
                 h.code().end_branch(args);

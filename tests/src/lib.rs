@@ -57,6 +57,7 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
 
 pub mod driven;
 pub mod generate;
+pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;
 pub mod reference;

@@ -264,7 +264,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 
     /// MIR operand `op` in a plain virtual register (a move when it is anything else).
-    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
+    fn in_vreg(&mut self, op: &mir::Operand, param: Value) -> VReg {
         let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
         if plain
             && !self.packs.contains(op.value)
@@ -273,7 +273,9 @@ impl<'a> Hooks<'a> for Selector<'a> {
         {
             return self.vreg(op.value);
         }
-        let n = self.f.ty(op.value).lanes;
+        // The parameter's lanes, not the argument value's: a splat `s.xxxx` passed to a vec4
+        // writes all four.
+        let n = self.f.ty(param).lanes;
         let t = self.code.vreg();
         self.unary_into(op, VDst::Temp(t, lanes_mask(0, n)), 0, n);
         t

@@ -97,20 +97,34 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 
 /// Compiles a vertex or geometry module.
 ///
-/// Scalar multiply-adds of two literals are `dph`s, a word shorter each, whose literals
-/// (`(k1, 0, 0, k2)`) may pack fewer values per register: a program that then breaks a
-/// limit (the literal registers, operand descriptors) is compiled again without them.
+/// - A loop left from inside an `if` cannot use `breakc`, which leaves a loop from its top
+///   level only: a program with one is compiled again with its breaks predicated
+///   ([`prepare::Try::predicate_breaks`]).
+/// - Scalar multiply-adds of two literals are `dph`s, a word shorter each, whose literals
+///   (`(k1, 0, 0, k2)`) may pack fewer values per register: a program that then breaks a
+///   limit (the literal registers, operand descriptors) is compiled again without them.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
-    match compile_once(module, options, true) {
+    let mut attempt = prepare::Try::FIRST;
+    let mut result = compile_once(module, options, attempt);
+    if matches!(&result, Err(e) if e.errors().any(|d| d.rule == "pica.control-flow")) {
+        attempt.predicate_breaks = true;
+        result = compile_once(module, options, attempt);
+    }
+    match result {
         Err(e) if e.errors().any(|d| d.rule == "pica.limit") => {
-            compile_once(module, options, false)
+            attempt.affine = false;
+            compile_once(module, options, attempt)
         }
         result => result,
     }
 }
 
-fn compile_once(module: &Module, options: &Options, affine: bool) -> Result<Compiled, Diagnostics> {
-    let mut m = prepare::prepare_with(module, affine)?;
+fn compile_once(
+    module: &Module,
+    options: &Options,
+    attempt: prepare::Try,
+) -> Result<Compiled, Diagnostics> {
+    let mut m = prepare::prepare_with(module, attempt)?;
     let layout = (m.stage == mir::Stage::Geometry).then(|| {
         options
             .geometry_layout

@@ -43,12 +43,33 @@ pub fn passes() -> Options {
 /// Runs the pipeline on a vertex or geometry module; errors for what this machine cannot
 /// run.
 pub fn prepare(module: &Module) -> Result<Module, Diagnostics> {
-    prepare_with(module, true)
+    prepare_with(module, Try::FIRST)
 }
 
-/// [`prepare`]; `affine` says whether scalar multiply-adds of two literals become `dph`s
-/// (see `affine_scalars`: a word less each, but a literal register may hold fewer values).
-pub fn prepare_with(module: &Module, affine: bool) -> Result<Module, Diagnostics> {
+/// What one compile of a program tries; the first that works wins (see
+/// [`super::compile`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Try {
+    /// Scalar multiply-adds of two literals become `dph`s (see `affine_scalars`: a word
+    /// less each, but a literal register may hold fewer values).
+    pub affine: bool,
+    /// Loops left from inside an `if` (which the PICA200's `breakc` cannot do: it leaves a
+    /// loop from its top level only) have their exits predicated as for AGAL
+    /// (`mir::passes::breaks`): a flag set at the exit, the rest of each iteration skipped
+    /// once it is set, so that the loop keeps one exit, its count.
+    pub predicate_breaks: bool,
+}
+
+impl Try {
+    /// The first try: `dph` affines, breaks as written.
+    pub const FIRST: Try = Try {
+        affine: true,
+        predicate_breaks: false,
+    };
+}
+
+/// [`prepare`] for one [`Try`].
+pub fn prepare_with(module: &Module, attempt: Try) -> Result<Module, Diagnostics> {
     if module.stage == Stage::Geometry {
         super::geometry::check(module).map_err(|d| Diagnostics(vec![*d]))?;
     } else if module.stage != Stage::Vertex {
@@ -62,6 +83,7 @@ pub fn prepare_with(module: &Module, affine: bool) -> Result<Module, Diagnostics
     }
     let mut m = module.clone();
     let mut options = passes();
+    options.predicate_breaks |= attempt.predicate_breaks;
     if module.stage == Stage::Geometry {
         // A SETEMIT's slot is an immediate, so a loop that emits must unroll: as many trips
         // as the program may emit vertices (a ring of 17 quads' edges is 34), within the
@@ -77,7 +99,7 @@ pub fn prepare_with(module: &Module, affine: bool) -> Result<Module, Diagnostics
         )])
     })?;
     split_scaled_input_sums(&mut m.function);
-    if affine {
+    if attempt.affine {
         affine_scalars(&mut m.function);
     }
     // A loop that folding left unable to repeat, left early from inside an `if`.

@@ -221,7 +221,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 
     /// MIR operand `op` in a plain virtual register (a move when it is anything else).
-    fn in_vreg(&mut self, op: &mir::Operand) -> VReg {
+    fn in_vreg(&mut self, op: &mir::Operand, _param: Value) -> VReg {
         let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
         if plain && matches!(self.f.values[op.value].def, ValueDef::Param(..)) {
             return self.vreg(op.value);

@@ -114,7 +114,21 @@ fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
     }
     // A loop whose header is its own continue block (`do { } while` in one block) has no
     // iteration to guard apart from the back edge: left alone.
-    if breaks.is_empty() || test == cont || cont == l.header {
+    // A loop with neither breaks nor `continue`s (several ways into the continue block)
+    // already has one exit. One with `continue`s alone still needs the iteration's region:
+    // each `continue` is an exit from it, which `exits` makes structured.
+    let continues = f
+        .layout
+        .iter()
+        .filter(|&&b| {
+            doms.reachable(b)
+                && regions.contains(&l, b)
+                && b != cont
+                && f.blocks[b].term.successors().contains(&cont)
+        })
+        .count()
+        > 1;
+    if (breaks.is_empty() && !continues) || test == cont || cont == l.header {
         return None;
     }
     // The test branches: out to the merge, or on into the iteration. Its own `if` (if any)
