@@ -58,19 +58,57 @@ pub fn run(f: &mut Function) -> bool {
     }
     let regions = Regions::new(f);
     let doms = Dominators::new(f);
+    let preds = f.predecessors();
     // One at a time: demoting splits blocks, which the analyses above do not know; the
     // clean-up rounds call again.
     for (header, merge) in found {
-        let nested_exit = f.layout.iter().any(|&x| {
-            x != header
-                && doms.reachable(x)
-                && doms.dominates(header, x)
-                && f.blocks[x].term.successors().contains(&merge)
+        let exits: Vec<BlockId> = f
+            .layout
+            .iter()
+            .copied()
+            .filter(|&x| {
+                x != header
+                    && doms.reachable(x)
+                    && doms.dominates(header, x)
+                    && f.blocks[x].term.successors().contains(&merge)
+            })
+            .collect();
+        // The counter test of a loop a folded `if (true) break;` ends (`if (i >= n) break;
+        // else { break; }`): an `if` at the loop's top level whose other way is its own merge,
+        // which only goes on to the loop's merge, is that `if` merging at the loop's merge.
+        let mut widened = Vec::new();
+        for &x in &exits {
+            let (Some(Structure::If { merge: m }), Terminator::Branch { then, otherwise, .. }) =
+                (f.blocks[x].structure, &f.blocks[x].term)
+            else {
+                continue;
+            };
+            let other = if then.target == merge {
+                otherwise.target
+            } else {
+                then.target
+            };
+            let top_level = regions
+                .innermost(x, Some(x))
+                .is_some_and(|c| c.header == header);
+            let on_to_merge = matches!(&f.blocks[m].term, Terminator::Jump(e) if e.target == merge)
+                && f.blocks[m].params.is_empty();
+            if other == m && top_level && on_to_merge && preds[m.index()] == [x] {
+                widened.push(x);
+            }
+        }
+        let nested_exit = exits.iter().any(|&x| {
+            !widened.contains(&x)
                 && (!matches!(f.blocks[x].term, Terminator::Jump(_))
                     || regions
                         .innermost(x, None)
                         .is_some_and(|c| c.header != header))
         });
+        if !nested_exit {
+            for &x in &widened {
+                f.blocks[x].structure = Some(Structure::If { merge });
+            }
+        }
         if !nested_exit {
             demote(f, header, merge, false);
             return true;
