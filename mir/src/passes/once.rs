@@ -104,7 +104,18 @@ pub fn run(f: &mut Function) -> bool {
                         .innermost(x, None)
                         .is_some_and(|c| c.header != header))
         });
-        if !nested_exit {
+        if nested_exit {
+            // Conditional exits from nested `if`s (`if (c) break;` before a folded
+            // `if (true) break;`): a region whose exits `exits` makes structured, with the
+            // values it defines through locals as before SSA, then SSA again.
+            demote(f, header, merge, true);
+            let doms = Dominators::new(f);
+            super::exits::values_through_locals(f, &doms, header);
+            super::exits::run(f);
+            super::mem2reg::run(f);
+            return true;
+        }
+        {
             for &x in &widened {
                 f.blocks[x].structure = Some(Structure::If { merge });
             }
