@@ -45,6 +45,10 @@ pub fn run(f: &mut Function) -> bool {
             return changed;
         };
         predicate(f, l, shape);
+        // The enclosing loop's shape is read from SSA values: the locals this one's
+        // predication made (crossing values, in the enclosing continue block too) go first.
+        super::exits::run(f);
+        super::mem2reg::run(f);
         changed = true;
     }
 }

@@ -78,8 +78,12 @@ pub fn run(f: &mut Function) -> bool {
         // which only goes on to the loop's merge, is that `if` merging at the loop's merge.
         let mut widened = Vec::new();
         for &x in &exits {
-            let (Some(Structure::If { merge: m }), Terminator::Branch { then, otherwise, .. }) =
-                (f.blocks[x].structure, &f.blocks[x].term)
+            let (
+                Some(Structure::If { merge: m }),
+                Terminator::Branch {
+                    then, otherwise, ..
+                },
+            ) = (f.blocks[x].structure, &f.blocks[x].term)
             else {
                 continue;
             };
