@@ -29,6 +29,7 @@ pub enum Rule {
     // Types.
     TypeDeclaration,
     TypeOperand,
+    TypeLimit,
     // Structured control flow.
     CfgMergePlacement,
     CfgMergeContinueDistinct,
@@ -76,6 +77,7 @@ impl Rule {
         Rule::IdKind,
         Rule::TypeDeclaration,
         Rule::TypeOperand,
+        Rule::TypeLimit,
         Rule::CfgMergePlacement,
         Rule::CfgMergeContinueDistinct,
         Rule::CfgMergeUnique,
@@ -216,6 +218,11 @@ impl Rule {
                 "type.operand",
                 "SPIR-V §3 Instructions",
                 "operand and result types match what the instruction's description requires",
+            ),
+            Rule::TypeLimit => (
+                "type.limit",
+                "SPIR-V §2.17 Universal Limits (the module is valid; the targets' register files are smaller)",
+                "a type holds at most 4096 vector components, more than either target's largest register file",
             ),
             Rule::CfgMergePlacement => (
                 "cfg.merge-placement",

@@ -404,8 +404,11 @@ pub(super) fn collect(c: &mut Checker<'_>, defs: &HashMap<Word, Def>) -> TypeTab
         };
         if leaves > MAX_TYPE_LEAVES && children.iter().all(|c| table.leaves(*c) <= MAX_TYPE_LEAVES)
         {
-            bad(
-                c,
+            // A valid module, too large for any target: a limit, not a malformed type.
+            c.error(
+                Rule::TypeLimit,
+                inst,
+                Place::Global,
                 format!(
                     "this type has {leaves} vector components; neither target can hold more than {MAX_TYPE_LEAVES} (their largest register file is 250 vectors)"
                 ),
@@ -1089,7 +1092,21 @@ impl Typer<'_, '_> {
                 }
             }
             SampledImage => {
-                let ok = matches!(t.get(rt), Some(Type::SampledImage { image }) if *image == self.ty(ops[0]))
+                // The result's image type is the image's, except that its Depth operand may
+                // say otherwise: glslang combines a `texture2D` with a `samplerShadow` so
+                // (`sampler2DShadow(t, s)`), and spirv-val accepts it.
+                let image = self.ty(ops[0]);
+                let same_but_depth = |a: Word, b: Word| {
+                    a == b
+                        || matches!(
+                            (t.get(a), t.get(b)),
+                            (
+                                Some(Type::Image { sampled_type: s1, dim: d1, arrayed: a1, multisampled: m1, .. }),
+                                Some(Type::Image { sampled_type: s2, dim: d2, arrayed: a2, multisampled: m2, .. }),
+                            ) if s1 == s2 && d1 == d2 && a1 == a2 && m1 == m2
+                        )
+                };
+                let ok = matches!(t.get(rt), Some(Type::SampledImage { image: r }) if same_but_depth(*r, image))
                     && matches!(t.get(self.ty(ops[1])), Some(Type::Sampler));
                 if !ok {
                     return Err(format!(
