@@ -472,6 +472,10 @@ fn internal(name: &str, e: impl std::fmt::Display) -> Error {
 /// # Ok::<(), spv2retro::Error>(())
 /// ```
 pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error> {
+    crate::error::guarded(source.name, || compile_unguarded(source, options))
+}
+
+fn compile_unguarded(source: Source<'_>, options: &Options) -> Result<Compiled, Error> {
     let lowered = lower(source, options)?;
     let name = source.name;
     let reject =
@@ -579,6 +583,10 @@ fn render_warnings(warnings: &Diagnostics, name: &str, text: Option<&str>) -> St
 /// The optimised MIR the back end for `options.target` starts from, printed (what
 /// `--emit mir` writes): for reading what the compiler made of a shader.
 pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> {
+    crate::error::guarded(source.name, || mir_text_unguarded(source, options))
+}
+
+fn mir_text_unguarded(source: Source<'_>, options: &Options) -> Result<String, Error> {
     let lowered = lower(source, options)?;
     let name = source.name;
     let m = match options.target {

@@ -110,3 +110,93 @@ impl fmt::Debug for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Where a bug is reported: the project's issue tracker.
+pub const REPORT_BUGS_AT: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/issues");
+
+/// Runs `f`, turning a panic into an [`ErrorKind::Internal`] error (rule
+/// `compiler.internal`) that says what broke and where to report it with the input
+/// attached: a bug in the compiler never reaches a user as a bare panic.
+pub(crate) fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    let outer = GUARDED.with(|g| g.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    match result {
+        Ok(result) => result,
+        Err(payload) => {
+            let at = PANICKED_AT
+                .with(|w| w.borrow_mut().take())
+                .map(|at| format!(" at {at}"))
+                .unwrap_or_default();
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let d = mir::Diagnostic::error(
+                "compiler.internal",
+                format!(
+                    "internal error (this is a bug): the compiler stopped on `{what}`{at}; \
+                     please report it at {REPORT_BUGS_AT} with `{name}` attached"
+                ),
+            );
+            Err(Error::rejected(Diagnostics(vec![d]), name, None))
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`guarded`] (its panics become errors).
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last guarded panic happened, when [`report_panics_as_bugs`] is in force.
+    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// For the command-line tools: panics print no backtrace. One inside the library becomes
+/// the `compiler.internal` error the tool reports (with the source location of the fault);
+/// any other prints one line, `TOOL: error[compiler.internal]: …`, that says where to report
+/// it. The tools' exit status is then 1.
+pub fn report_panics_as_bugs(tool: &'static str) {
+    std::panic::set_hook(Box::new(move |info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if GUARDED.with(std::cell::Cell::get) {
+            PANICKED_AT.with(|w| *w.borrow_mut() = Some(at));
+            return;
+        }
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        eprintln!(
+            "{tool}: error[compiler.internal]: internal error (this is a bug): `{what}` at \
+             {at}; please report it at {REPORT_BUGS_AT} with the input attached"
+        );
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_the_library_is_an_internal_error_that_says_where_to_report_it() {
+        let e = guarded::<()>("shader.vert", || panic!("index out of bounds")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Internal);
+        assert_eq!(e.diagnostics().0[0].rule, "compiler.internal");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("shader.vert: error[compiler.internal]"),
+            "{text}"
+        );
+        assert!(text.contains("index out of bounds"), "{text}");
+        assert!(text.contains(REPORT_BUGS_AT) && text.contains("`shader.vert` attached"));
+        // A nested guard leaves the outer one in force, and no guard is left behind.
+        assert!(guarded("a", || guarded("b", || Ok(1))).is_ok());
+        assert!(!GUARDED.with(std::cell::Cell::get));
+    }
+}

@@ -846,26 +846,26 @@ impl Gen<'_> {
             .into_iter()
             .filter(|&v| !exact || self.vars[v].exact)
             .collect();
-        loop {
+        {
             match self.src.below(7) {
                 0 | 1 if !vars.is_empty() => {
                     let v = self.pick(&vars);
                     let var = self.vars[v];
                     let info = self.info_of(var.vec, var.exact);
                     let e = Expr::Var(v);
-                    return self.shape((e, info), vec);
+                    self.shape((e, info), vec)
                 }
                 2 => {
                     let e = Expr::Input(self.src.below(self.inputs as u32) as usize);
-                    return self.shape((e, Info { vec: true, ..grid }), vec);
+                    self.shape((e, Info { vec: true, ..grid }), vec)
                 }
                 3 => {
                     let e = Expr::UniformVec(self.src.below(UNIFORM_VECS as u32) as usize);
-                    return self.shape((e, Info { vec: true, ..grid }), vec);
+                    self.shape((e, Info { vec: true, ..grid }), vec)
                 }
                 4 => {
                     let e = Expr::UniformFloat(self.src.below(UNIFORM_FLOATS as u32) as usize);
-                    return self.shape((e, Info { vec: false, ..grid }), vec);
+                    self.shape((e, Info { vec: false, ..grid }), vec)
                 }
                 5 if !self.counters_in_scope.is_empty() => {
                     let (k, n) = self.pick(&self.counters_in_scope.clone());
@@ -883,12 +883,12 @@ impl Gen<'_> {
                         den: Some(0),
                         bound: f64::from(n),
                     };
-                    return self.shape((Expr::Counter(k), info), vec);
+                    self.shape((Expr::Counter(k), info), vec)
                 }
                 _ => {
                     let x = (self.src.below(65) as i32 - 32) as f64 / 8.0;
                     let info = Info { vec: false, ..grid };
-                    return self.shape((Expr::Lit(x), info), vec);
+                    self.shape((Expr::Lit(x), info), vec)
                 }
             }
         }

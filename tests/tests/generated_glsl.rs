@@ -159,8 +159,7 @@ impl Tally {
         &mut self,
         seed: u64,
         what: &str,
-        p: &Program,
-        c: &Compiled,
+        (p, c): (&Program, &Compiled),
         want: &Outcome,
         got: Option<Vec<([f32; 4], u8)>>,
         pica: bool,
@@ -305,7 +304,7 @@ fn run_agal(tally: &mut Tally, seed: u64, p: &Program, profile: Profile, cases: 
                 )
             }
         };
-        tally.compare(seed, &what, p, &c, &want, got, false);
+        tally.compare(seed, &what, (p, &c), &want, got, false);
     }
 }
 
@@ -340,7 +339,7 @@ fn run_pica(tally: &mut Tally, seed: u64, p: &Program, cases: &[Values]) {
                 None => ([f32::NAN; 4], 0xf),
             })
             .collect();
-        tally.compare(seed, what, p, &c, &want, Some(got), true);
+        tally.compare(seed, what, (p, &c), &want, Some(got), true);
     }
 }
 

@@ -63,6 +63,13 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    spv2retro::report_panics_as_bugs("spv2agal");
+    // A fault outside the library (which turns its own into errors) exits 1 too, after the
+    // one line the hook printed.
+    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(1))
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     if cli.validate {
         return driver::report("spv2agal", driver::validate_agal(&cli.input, cli.profile));

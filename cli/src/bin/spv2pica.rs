@@ -57,6 +57,13 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    spv2retro::report_panics_as_bugs("spv2pica");
+    // A fault outside the library (which turns its own into errors) exits 1 too, after the
+    // one line the hook printed.
+    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(1))
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     let single_shader = cli.inputs.len() == 1
         && !driver::is_picasso_source(&cli.inputs[0])

@@ -44,11 +44,17 @@ pub fn run(f: &mut Function) -> bool {
         else {
             return changed;
         };
+        let nested = regions
+            .parent(&l)
+            .is_some_and(|p| regions.in_loop(p.header));
         predicate(f, l, shape);
-        // The enclosing loop's shape is read from SSA values: the locals this one's
+        // An enclosing loop's shape is read from SSA values: the locals this one's
         // predication made (crossing values, in the enclosing continue block too) go first.
-        super::exits::run(f);
-        super::mem2reg::run(f);
+        // Only then: on a top-level loop it would cost a pass over the function each.
+        if nested {
+            super::exits::run(f);
+            super::mem2reg::run(f);
+        }
         changed = true;
     }
 }
