@@ -434,10 +434,14 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
 }
 
 fn internal(name: &str, e: impl std::fmt::Display) -> Error {
-    Error::other(
-        ErrorKind::Internal,
-        format!("{name}: internal error (this is a bug): {e}"),
-    )
+    let d = mir::Diagnostic::error(
+        "lower.internal",
+        format!(
+            "internal error (this is a bug): {e}; please report it at {} with `{name}` attached",
+            crate::error::REPORT_BUGS_AT
+        ),
+    );
+    Error::rejected(Diagnostics(vec![d]), name, None)
 }
 
 /// Compiles `source` for `options.target`.

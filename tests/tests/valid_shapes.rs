@@ -291,11 +291,11 @@ void main() { gl_Position = big[int(p.x)]; }
 #[test]
 fn separate_depth_images_and_shadow_samplers_are_valid() {
     for name in [
-        "combined-texture-sampler-shadow",
-        "sample-depth-propagate-state-from-resource",
-        "sample-depth-separate-image-sampler",
+        "shaders__vulkan__frag__combined-texture-sampler-shadow.vk.frag",
+        "shaders-msl__frag__sample-depth-propagate-state-from-resource.frag",
+        "shaders-msl__frag__sample-depth-separate-image-sampler.frag",
     ] {
-        let path = tests::fixtures("thirdparty/spirv-cross").join(format!("{name}.spv"));
+        let path = tests::fixtures("thirdparty/spirv-cross/spv").join(format!("{name}.spv"));
         let bytes = std::fs::read(&path).unwrap();
         for options in [
             Options::agal(Profile::Standard),

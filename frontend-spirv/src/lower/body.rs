@@ -310,6 +310,14 @@ impl<'m> Lowerer<'m> {
                     return;
                 };
                 if then.target == otherwise.target && then.args == otherwise.args {
+                    // A selection whose two ways are one (`OpBranchConditional %c %x %x`) is
+                    // no `if`: straight code on to its target.
+                    if matches!(
+                        self.f.blocks[self.cursor].structure,
+                        Some(Structure::If { .. })
+                    ) {
+                        self.f.blocks[self.cursor].structure = None;
+                    }
                     Terminator::Jump(then)
                 } else {
                     Terminator::Branch {
