@@ -17,3 +17,29 @@ for f in "$here"/../tests/fixtures/glsl/*.spv; do
     i=$((i + 1))
 done
 echo "seeded $i inputs into $agal"
+# glsl: the GLSL fixtures, Vulkan-style and classic.
+glsl="$here/corpus/glsl"
+mkdir -p "$glsl"
+cp "$here"/../tests/fixtures/glsl/*.vert "$here"/../tests/fixtures/glsl/*.frag "$glsl"/ 2>/dev/null || true
+find "$here"/../tests/fixtures/classic "$here"/../tests/fixtures/handwritten -name '*.vert' -o -name '*.frag' -o -name '*.glsl' -o -name '*.vs' -o -name '*.fs' | while read -r f; do
+    cp "$f" "$glsl/$(basename "$(dirname "$f")")_$(basename "$f")"
+done
+echo "seeded $(ls "$glsl" | wc -l) inputs into $glsl"
+# picasso: every picasso source of the fixtures.
+pica="$here/corpus/picasso"
+mkdir -p "$pica"
+find "$here"/../tests/fixtures -name '*.pica' -o -name '*.vsh' -o -name '*.gsh' | while read -r f; do
+    cp "$f" "$pica/$(echo "$f" | md5sum | cut -c1-8)_$(basename "$f")"
+done
+echo "seeded $(ls "$pica" | wc -l) inputs into $pica"
+# agalasm: the hand-written AGAL programs, byte 0 the profile (0-5) and, its top bit, a
+# fragment program (names ending in frag or fs).
+agalasm="$here/corpus/agalasm"
+mkdir -p "$agalasm"
+i=0
+find "$here"/../tests/fixtures/handwritten -name '*.agal*' | while read -r f; do
+    kind=0; case "$f" in *frag*|*fs*) kind=128;; esac
+    { printf "\\$(printf %03o $(( (i % 6) + kind )))"; cat "$f"; } > "$agalasm/seed$i"
+    i=$((i + 1))
+done
+echo "seeded $(ls "$agalasm" | wc -l) inputs into $agalasm"
