@@ -559,3 +559,145 @@ fn preview_takes_a_texture_and_an_obj_mesh() {
     assert!(!none.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The server's resident memory in KiB (Linux), for the bounded-memory check.
+fn resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The API's robustness under what a public page meets: malformed requests of every kind
+/// from 8 clients at once (400 requests), bodies over the limit, clients that trickle their
+/// request a byte at a time and would hold every worker forever, and clients that hang up
+/// half-way. The server answers every complete request, cuts the trickling ones off after
+/// its I/O deadline, answers a good request while they are connected, and its memory stays
+/// bounded. Loopback only, bounded in count and time.
+#[test]
+fn the_playground_keeps_answering_bad_slow_and_concurrent_clients_in_bounded_memory() {
+    use std::time::{Duration, Instant};
+    let server = Server::start();
+    let port = server.port;
+    let good = serde_json::json!({"source": VERT, "language": "glsl", "target": "agal", "stage": "vertex"})
+        .to_string();
+    // Warm up, then measure.
+    assert_eq!(
+        server.request("POST", "/api/compile", good.as_bytes()).0,
+        200
+    );
+    let before = resident_kib(server.child.id());
+
+    // 1. Eight clients, fifty requests each, of eight kinds.
+    fn raw(port: u16, bytes: Vec<u8>) -> Option<u16> {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
+        let _ = s.write_all(&bytes);
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        text(answer.get(9..12)?).parse().ok()
+    }
+    fn post(path: &str, body: &[u8]) -> Vec<u8> {
+        let mut r = format!(
+            "POST {path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r
+    }
+    let clients: Vec<_> = (0..8u32)
+        .map(|client| {
+            let good = good.clone();
+            std::thread::spawn(move || {
+                let mut statuses = Vec::new();
+                for k in 0..50u32 {
+                    let request = match (client + k) % 8 {
+                        0 => post("/api/compile", good.as_bytes()),
+                        1 => post("/api/compile", b"{\"source\": 12, \"language\": []}"),
+                        2 => post("/api/run", b"not json at all \xff\xfe"),
+                        3 => b"POST /api/compile HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n"
+                            .to_vec(),
+                        4 => {
+                            let mut r = b"GET / HTTP/1.1\r\n".to_vec();
+                            r.extend(std::iter::repeat_n(b'x', 20_000));
+                            r.extend_from_slice(b": y\r\n\r\n");
+                            r
+                        }
+                        5 => {
+                            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03garbage\r\n\r\n".to_vec()
+                        }
+                        // Hangs up with half its body sent.
+                        6 => {
+                            b"POST /api/compile HTTP/1.1\r\nContent-Length: 1000\r\n\r\n{\"source\""
+                                .to_vec()
+                        }
+                        _ => post(
+                            "/api/preview",
+                            b"{\"source\": \"\", \"size\": \"99999x99999\"}",
+                        ),
+                    };
+                    statuses.push(((client + k) % 8, raw(port, request)));
+                }
+                statuses
+            })
+        })
+        .collect();
+    let mut answered = 0;
+    for c in clients {
+        for (kind, status) in c.join().unwrap() {
+            match kind {
+                0 => assert_eq!(status, Some(200), "a good request"),
+                6 => assert!(status.is_none_or(|s| s == 400 || s == 408), "{status:?}"),
+                _ => assert!(
+                    status.is_some_and(|s| (200..600).contains(&s)),
+                    "kind {kind}: {status:?}"
+                ),
+            }
+            answered += status.is_some() as usize;
+        }
+    }
+    assert!(answered >= 350, "{answered} of 400 answered");
+
+    // 2. Trickling clients: more than the server has workers, a byte a second.
+    let start = Instant::now();
+    let slow: Vec<_> = (0..6)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                let request = b"POST /api/compile HTTP/1.1\r\nContent-Length: 100\r\n\r\n";
+                for &b in request.iter().chain([b'{'; 40].iter()) {
+                    if s.write_all(&[b]).is_err() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(1000));
+                    if start.elapsed() > Duration::from_secs(30) {
+                        break;
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // A good request while they trickle: answered once the deadline cuts them (10 s).
+    let asked = Instant::now();
+    assert_eq!(
+        server.request("POST", "/api/compile", good.as_bytes()).0,
+        200
+    );
+    let waited = asked.elapsed();
+    assert!(
+        waited < Duration::from_secs(20),
+        "answered after {waited:?}"
+    );
+    for s in slow {
+        s.join().unwrap();
+    }
+
+    // 3. Memory: what the load left behind is bounded.
+    if let (Some(before), Some(after)) = (before, resident_kib(server.child.id())) {
+        eprintln!("server resident memory: {before} KiB before, {after} KiB after the load");
+        assert!(after < before + 256 * 1024, "{before} KiB -> {after} KiB");
+    }
+    assert_eq!(server.request("GET", "/", b"").0, 200, "still answering");
+}

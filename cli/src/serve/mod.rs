@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::cli::driver::Failure;
 
@@ -24,12 +24,38 @@ use crate::cli::driver::Failure;
 pub const MAX_BODY: usize = 256 * 1024;
 /// The largest request head (request line and headers).
 pub const MAX_HEADERS: usize = 16 * 1024;
-/// How long a connection may take to send its request or read the answer.
+/// How long a connection may take to send its whole request, and to read the answer: a
+/// client that trickles bytes (one every few seconds) is cut off then, not served forever.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a request's work may take.
 pub const WORK_TIMEOUT: Duration = Duration::from_secs(20);
 /// Requests handled at once.
 pub const WORKERS: usize = 4;
+/// Requests whose work may still be running, those given up on after [`WORK_TIMEOUT`]
+/// included (their threads cannot be stopped): beyond it the server answers 503 at once,
+/// so that slow requests cannot pile up work without bound.
+pub const MAX_RUNNING: usize = 2 * WORKERS;
+
+/// Work threads running now (see [`MAX_RUNNING`]).
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// A stream read with one deadline for the whole request: each read may take only what is
+/// left of [`IO_TIMEOUT`].
+struct Deadline<'a> {
+    stream: &'a TcpStream,
+    until: Instant,
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        (&*self.stream).read(buf)
+    }
+}
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -119,7 +145,11 @@ pub fn route(method: &str, path: &str, body: &[u8]) -> Response {
 
 /// Reads one request from `stream`: method, path and body, or the answer to give instead.
 fn read_request(stream: &TcpStream) -> Result<(String, String, Vec<u8>), Response> {
-    let mut reader = BufReader::new(stream.take((MAX_HEADERS + MAX_BODY + 1) as u64));
+    let deadline = Deadline {
+        stream,
+        until: Instant::now() + IO_TIMEOUT,
+    };
+    let mut reader = BufReader::new(deadline.take((MAX_HEADERS + MAX_BODY + 1) as u64));
     let mut head = 0usize;
     let mut line = String::new();
     let timeout = |e: std::io::Error| {
@@ -192,16 +222,24 @@ fn handle(stream: TcpStream) {
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
     let response = match read_request(&stream) {
         Err(r) => r,
+        Ok(_) if RUNNING.fetch_add(1, Ordering::AcqRel) >= MAX_RUNNING => {
+            RUNNING.fetch_sub(1, Ordering::AcqRel);
+            Response::error(503, "the server is busy")
+        }
         Ok((method, path, body)) => {
             let (tx, rx) = std::sync::mpsc::channel();
             let worker = std::thread::Builder::new()
                 .name("spv2retro-request".into())
                 .spawn(move || {
                     let r = std::panic::catch_unwind(|| route(&method, &path, &body));
+                    RUNNING.fetch_sub(1, Ordering::AcqRel);
                     let _ = tx.send(r);
                 });
             match worker {
-                Err(_) => Response::error(503, "the server is busy"),
+                Err(_) => {
+                    RUNNING.fetch_sub(1, Ordering::AcqRel);
+                    Response::error(503, "the server is busy")
+                }
                 Ok(_) => match rx.recv_timeout(WORK_TIMEOUT) {
                     Ok(Ok(r)) => r,
                     Ok(Err(_)) => Response::error(500, "internal error (this is a bug)"),
