@@ -23,7 +23,7 @@ fn count() -> u64 {
     std::env::var("GENERATED_GLSL")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(60)
+        .unwrap_or(120)
 }
 
 fn first_seed() -> u64 {
@@ -397,6 +397,7 @@ fn generated_fragment_shaders_agree_on_every_agal_profile() {
         guarded > 0 && loops > 0 && exits > 0,
         "the generator lost a feature"
     );
+    assert!(t.branching > 0, "no AGAL 2/3 program kept a branch");
 }
 
 #[test]
@@ -414,4 +415,5 @@ fn generated_vertex_shaders_agree_on_the_pica200_and_every_agal_profile() {
         }
     }
     report("vertex", &t, shaders);
+    assert!(t.branching > 0, "no program kept a branch or loop");
 }

@@ -101,7 +101,7 @@ void main() {
 /// break it cannot place: `continue` alone, a folded `if (true) break;` after the counter
 /// test, a conditional break before it, nested loops that both break. Fragment programs
 /// for AGAL, the same bodies as vertex programs for the PICA200.
-const LOOPS: [(&str, &str); 4] = [
+const LOOPS: [(&str, &str); 5] = [
     (
         "continue alone",
         "for (int i = 0; i < 3; i++) {
@@ -122,6 +122,14 @@ const LOOPS: [(&str, &str); 4] = [
             if (x.y >= 1.75) { x = v.wzyx; break; }
             x += v;
             if (0.5 != -3.75) { break; }
+        }",
+    ),
+    (
+        "a continue, then a folded break",
+        "for (int i = 0; i < 5; i++) {
+            if (x.z == 2.75) { break; }
+            if (v.y == float(i)) { x += v; continue; }
+            if (2.25 >= 1.125) { x *= 2.0; break; }
         }",
     ),
     (
@@ -155,6 +163,19 @@ fn expected(name: &str, v: [f32; 4]) -> [f32; 4] {
                 x = [v[3], v[2], v[1], v[0]];
             } else {
                 x = add(x, v);
+            }
+        }
+        "a continue, then a folded break" => {
+            for i in 0..5 {
+                if x[2] == 2.75 {
+                    break;
+                }
+                if v[1] == i as f32 {
+                    x = add(x, v);
+                    continue;
+                }
+                x = x.map(|a| a * 2.0);
+                break;
             }
         }
         "nested loops that both break" => {

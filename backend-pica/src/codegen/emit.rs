@@ -485,8 +485,12 @@ impl Emitter<'_> {
         }
         self.if_depth += 1;
         self.items(Origin::Edge(b, first));
+        // An arm that leaves the loop unconditionally (the rest of an iteration after an
+        // `if` with a `continue`, ending in a `break`) has no BREAKC to do it: refused, so
+        // that the compiler tries again with the breaks predicated, never dropped.
+        let mut arms_end = Vec::new();
         if first != stop {
-            self.region(first, Some(stop));
+            arms_end.push(self.region(first, Some(stop)));
         }
         let has_else = second != stop || self.edge_has_code(b, second);
         let mut else_start = None;
@@ -495,8 +499,14 @@ impl Emitter<'_> {
             else_start = Some(self.out.len());
             self.items(Origin::Edge(b, second));
             if second != stop {
-                self.region(second, Some(stop));
+                arms_end.push(self.region(second, Some(stop)));
             }
+        }
+        if arms_end.contains(&End::Break) {
+            self.error(
+                span,
+                "a break at the end of an `if`'s arm in a loop that is not unrolled",
+            );
         }
         self.pad(Closing::If, pos);
         let here = self.out.len();
@@ -622,7 +632,13 @@ impl Emitter<'_> {
             counted: counted.map(|(_, exit)| exit),
         });
         if let Some(next) = self.block(h) {
-            self.region(next, None);
+            // The body's top level ends in an unconditional break: no BREAKC can do it.
+            if self.region(next, None) == End::Break {
+                self.error(
+                    span,
+                    "a loop whose body ends in a break (it repeats only through `continue`)",
+                );
+            }
         }
         self.loops.pop();
         self.pad(Closing::Loop, pos);

@@ -124,20 +124,19 @@ fn shape(f: &Function, regions: &Regions, l: Construct) -> Option<Shape> {
     }
     // A loop whose header is its own continue block (`do { } while` in one block) has no
     // iteration to guard apart from the back edge: left alone.
-    // A loop with neither breaks nor `continue`s (several ways into the continue block)
-    // already has one exit. One with `continue`s alone still needs the iteration's region:
-    // each `continue` is an exit from it, which `exits` makes structured.
-    let continues = f
-        .layout
-        .iter()
-        .filter(|&&b| {
-            doms.reachable(b)
-                && regions.contains(&l, b)
-                && b != cont
-                && f.blocks[b].term.successors().contains(&cont)
-        })
-        .count()
-        > 1;
+    // A loop with neither breaks nor `continue`s (jumps to the continue block from inside a
+    // construct nested in the body) already has one exit. One with `continue`s alone still
+    // needs the iteration's region: each `continue` is an exit from it, which `exits` makes
+    // structured.
+    let continues = f.layout.iter().any(|&b| {
+        doms.reachable(b)
+            && regions.contains(&l, b)
+            && b != cont
+            && f.blocks[b].term.successors().contains(&cont)
+            && regions
+                .innermost(b, None)
+                .is_some_and(|c| c.header != l.header)
+    });
     if (breaks.is_empty() && !continues) || test == cont || cont == l.header {
         return None;
     }
@@ -207,8 +206,11 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
         .iter()
         .map(|&ty| Operand::new(f.add_param(c2, ty)))
         .collect();
+    // Unreachable blocks too: an `if`'s merge that folding left unreached (`if (c) { …
+    // continue; } … if (true) break;`) jumps on to C, and becomes reachable again when
+    // `exits` sends the construct's exits through it.
     for b in f.layout.clone() {
-        if b == c2 || !inside(f, b) {
+        if b == c2 || (doms.reachable(b) && !inside(f, b)) {
             continue;
         }
         for e in f.blocks[b].term.edges_mut() {
