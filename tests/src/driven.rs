@@ -89,3 +89,26 @@ pub fn pica_uniforms(c: &Compiled, uniforms: &[(&str, &[f32])]) -> backend_pica:
     u.bool = bools_with(c, uniforms);
     u
 }
+
+/// A texture that is a formula of the raw coordinate (the simulator's
+/// [`Texture::exact`](backend_agal::sim::Texture::exact)): a test computes the same formula
+/// for its expected values, with no filtering, wrapping or mip level in between.
+pub struct Formula<F: Fn([f32; 4]) -> [f32; 4]>(pub F);
+
+impl<F: Fn([f32; 4]) -> [f32; 4]> backend_agal::sim::Texture for Formula<F> {
+    fn is_cube(&self) -> bool {
+        false
+    }
+    fn levels(&self) -> u32 {
+        1
+    }
+    fn size(&self, _level: u32) -> (u32, u32) {
+        (1, 1)
+    }
+    fn texel(&self, _face: u32, _level: u32, _x: u32, _y: u32) -> [f32; 4] {
+        [0.0; 4]
+    }
+    fn exact(&self, coord: [f32; 4], _bias: f32) -> Option<[f32; 4]> {
+        Some((self.0)(coord))
+    }
+}

@@ -14,7 +14,7 @@ use backend_agal::Program as AgalProgram;
 use backend_agal::sim::{FragmentInputs, Texture, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::Simulator;
 use spv2retro::{Compiled, ErrorKind, Options, Profile, Source, Stage, compile};
-use tests::driven::{constants_with, input_register, pica_uniforms, register_number};
+use tests::driven::{Formula, constants_with, input_register, pica_uniforms, register_number};
 use tests::generate::Source as _;
 use tests::glslgen::{self, Outcome, Program, Values};
 use tests::mirtest::Rng;
@@ -31,27 +31,6 @@ fn first_seed() -> u64 {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
-}
-
-/// The texture at a sampler: the generator's formula, taken by the simulator as it is.
-struct Formula(u32);
-
-impl Texture for Formula {
-    fn is_cube(&self) -> bool {
-        false
-    }
-    fn levels(&self) -> u32 {
-        1
-    }
-    fn size(&self, _level: u32) -> (u32, u32) {
-        (1, 1)
-    }
-    fn texel(&self, _face: u32, _level: u32, _x: u32, _y: u32) -> [f32; 4] {
-        [0.0; 4]
-    }
-    fn exact(&self, c: [f32; 4], _bias: f32) -> Option<[f32; 4]> {
-        Some(glslgen::texel(self.0, f64::from(c[0]), f64::from(c[1])).map(|x| x as f32))
-    }
 }
 
 /// The uniforms by name, as an application sets them.
@@ -230,15 +209,18 @@ fn run_agal(tally: &mut Tally, seed: u64, p: &Program, profile: Profile, cases: 
     };
     let program = AgalProgram::decode(&c.bytes).expect("the program decodes");
     // fsN holds the texture of the sampler the reflection puts there.
-    let formulas: Vec<Formula> = (0..8)
+    // The generator's texel formula for the sampler the reflection puts at fsN.
+    let formulas: Vec<_> = (0..8)
         .map(|n| {
-            let k = c
+            let k: u32 = c
                 .reflection
                 .samplers
                 .iter()
                 .find(|s| register_number(&s.register) == n)
                 .map_or(0, |s| s.name.trim_start_matches("tex").parse().unwrap_or(0));
-            Formula(k)
+            Formula(move |c: [f32; 4]| {
+                glslgen::texel(k, f64::from(c[0]), f64::from(c[1])).map(|x| x as f32)
+            })
         })
         .collect();
     let textures: Vec<&dyn Texture> = formulas.iter().map(|f| f as &dyn Texture).collect();

@@ -6,29 +6,8 @@ use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, Texture, run_fragment};
 use backend_pica::sim::Simulator;
 use spv2retro::{ErrorKind, Fault, Options, Profile, Source, Stage, compile};
-use tests::driven::{constants_with, input_register, output_register, pica_uniforms};
+use tests::driven::{Formula, constants_with, input_register, output_register, pica_uniforms};
 use tests::mirtest::Rng;
-
-/// A texture whose four lanes differ: (u, v, u + v, 0.5).
-struct Lanes;
-
-impl Texture for Lanes {
-    fn is_cube(&self) -> bool {
-        false
-    }
-    fn levels(&self) -> u32 {
-        1
-    }
-    fn size(&self, _level: u32) -> (u32, u32) {
-        (1, 1)
-    }
-    fn texel(&self, _face: u32, _level: u32, _x: u32, _y: u32) -> [f32; 4] {
-        [0.0; 4]
-    }
-    fn exact(&self, c: [f32; 4], _bias: f32) -> Option<[f32; 4]> {
-        Some([c[0], c[1], c[0] + c[1], 0.5])
-    }
-}
 
 /// Runs a fragment program with varyings by name and no uniforms.
 fn fragment(c: &spv2retro::Compiled, varyings: &[(&str, [f32; 4])]) -> Option<[[f32; 4]; 4]> {
@@ -37,7 +16,9 @@ fn fragment(c: &spv2retro::Compiled, varyings: &[(&str, [f32; 4])]) -> Option<[[
     for (name, value) in varyings {
         v[input_register(c, name)] = *value;
     }
-    let textures: Vec<&dyn Texture> = vec![&Lanes; 8];
+    // A texture whose four lanes differ: (u, v, u + v, 0.5).
+    let lanes = Formula(|c: [f32; 4]| [c[0], c[1], c[0] + c[1], 0.5]);
+    let textures: Vec<&dyn Texture> = vec![&lanes; 8];
     let out = run_fragment(
         &p,
         &v,
