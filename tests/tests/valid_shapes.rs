@@ -310,3 +310,57 @@ fn separate_depth_images_and_shadow_samplers_are_valid() {
         }
     }
 }
+
+/// `a || b` of comparisons with selects: AGAL 2 and 3's second try (selects as branches)
+/// left a bool where `max` needed its float twin, since the bools pass read blocks in layout
+/// order and the branch a select became stood after its readers. That try's errors were
+/// swallowed (the first program was kept); debug builds now report them.
+#[test]
+fn an_or_of_comparisons_of_selects_keeps_its_float_twins() {
+    let glsl = "#version 450
+layout(location = 0) in vec4 v;
+layout(location = 0) out vec4 color;
+layout(std140, binding = 0) uniform U { vec4 u; float f0; float f1; };
+void main() {
+    if ((f1 <= ((-1.375 != f0) ? -1.25 : -1.625)) || (-1.25 >= ((f1 < v.x) ? u.z : u.y))) {
+        discard;
+    }
+    color = v;
+}
+";
+    let mut rng = Rng(0x0b001);
+    for profile in Profile::ALL {
+        let options = Options::agal(profile).stage(Stage::Fragment);
+        let c = compile(Source::glsl(glsl, Stage::Fragment), &options)
+            .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let p = Program::decode(&c.bytes).unwrap();
+        for _ in 0..100 {
+            let grid = |rng: &mut Rng| (rng.float(-2.0, 2.0) * 8.0).round() / 8.0;
+            let (f0, f1) = (grid(&mut rng), grid(&mut rng));
+            let u = [grid(&mut rng), grid(&mut rng), grid(&mut rng), 0.0];
+            let v = [grid(&mut rng), 0.5, 0.25, 1.0];
+            let a = f1 <= if f0 != -1.375 { -1.25 } else { -1.625 };
+            let b = -1.25 >= if f1 < v[0] { u[2] } else { u[1] };
+            let mut varyings = vec![[0.0f32; 4]; 8];
+            varyings[input_register(&c, "v")] = v;
+            let constants = constants_with(&c, &[("u", &u), ("f0", &[f0]), ("f1", &[f1])]);
+            let out = run_fragment(
+                &p,
+                &varyings,
+                &FragmentInputs {
+                    constants: &constants,
+                    textures: &(),
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                out.discarded,
+                a || b,
+                "{profile:?} f0 {f0} f1 {f1} u {u:?} v {v:?}"
+            );
+            if !out.discarded {
+                assert_eq!(out.colors[0], v, "{profile:?}");
+            }
+        }
+    }
+}

@@ -188,12 +188,23 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
                 .any(|&i| f.insts[i].op == mir::inst::Op::Select)
     });
     if options.profile.version() >= Version::V2 && has_choices && !first.flattened {
-        if let Ok(fewer) = compile_once(module, options, Ifs::Few) {
-            if !fewer.flattened
-                && fewer.program.instructions.len() < first.program.instructions.len()
+        match compile_once(module, options, Ifs::Few) {
+            Ok(fewer)
+                if !fewer.flattened
+                    && fewer.program.instructions.len() < first.program.instructions.len() =>
             {
                 return Ok(fewer);
             }
+            // The second try is an optimisation: a refusal or a broken rule of it leaves the
+            // first program. A bug in it is still a bug: the debug builds (every test) say
+            // so rather than hide it; release builds keep the first program.
+            Err(Failure::Refused(d) | Failure::BreaksFlashRules(d, _))
+                if cfg!(debug_assertions)
+                    && d.errors().any(|e| e.fault() == mir::Fault::Internal) =>
+            {
+                return Err(d);
+            }
+            _ => {}
         }
     }
     Ok(first)

@@ -51,7 +51,13 @@ pub fn run_with(f: &mut Function, branches: bool, all_selects: bool) -> bool {
     }
     // Float results computed anew (selects, conversions): applied once at the end.
     let mut replaced: HashMap<Value, Operand> = HashMap::default();
-    for b in f.layout.clone() {
+    // Definitions before uses: dominance order (the blocks `branch_selects` and
+    // `split_bool_uniforms` add stand after their readers in the layout), then any
+    // unreachable rest.
+    let mut order = crate::cfg::reverse_post_order(f);
+    let seen: crate::hash::HashSet<BlockId> = order.iter().copied().collect();
+    order.extend(f.layout.iter().copied().filter(|b| !seen.contains(b)));
+    for b in order {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out: Vec<InstId> = Vec::with_capacity(old.len());
         for i in old {
