@@ -82,7 +82,7 @@ void main() {
 /// break it cannot place: `continue` alone, a folded `if (true) break;` after the counter
 /// test, a conditional break before it, nested loops that both break. Fragment programs
 /// for AGAL, the same bodies as vertex programs for the PICA200.
-const LOOPS: [(&str, &str); 5] = [
+const LOOPS: [(&str, &str); 6] = [
     (
         "continue alone",
         "for (int i = 0; i < 3; i++) {
@@ -111,6 +111,17 @@ const LOOPS: [(&str, &str); 5] = [
             if (x.z == 2.75) { break; }
             if (v.y == float(i)) { x += v; continue; }
             if (2.25 >= 1.125) { x *= 2.0; break; }
+        }",
+    ),
+    (
+        "both arms break, one after a loop",
+        "for (int i = 0; i < 4; i++) {
+            if (v.y >= float(i)) {
+                for (int j = 0; j < 1; j++) { x += v; }
+                break;
+            } else {
+                if (-2.25 != -1.0) { x.x -= 1.0; break; }
+            }
         }",
     ),
     (
@@ -157,6 +168,13 @@ fn expected(name: &str, v: [f32; 4]) -> [f32; 4] {
                 }
                 x = x.map(|a| a * 2.0);
                 break;
+            }
+        }
+        "both arms break, one after a loop" => {
+            if v[1] >= 0.0 {
+                x = add(x, v);
+            } else {
+                x[0] -= 1.0;
             }
         }
         "nested loops that both break" => {

@@ -409,7 +409,7 @@ fn exits_as_params(f: &mut Function, header: BlockId, merge: BlockId) {
 }
 
 /// Zeros of `tys`, made at the end of `block`.
-fn zeros(f: &mut Function, block: BlockId, tys: &[Ty]) -> Vec<Operand> {
+pub(super) fn zeros(f: &mut Function, block: BlockId, tys: &[Ty]) -> Vec<Operand> {
     let span = f.blocks[block].span;
     tys.iter()
         .map(|&ty| Operand::new(f.ins(block, Op::Const([0; 4]), Vec::new(), ty, span)))

@@ -33,6 +33,21 @@ fn candidates(f: &Function) -> Vec<(BlockId, BlockId)> {
 /// Turns the loop at `header` into what it is: straight code whose test, when the header
 /// has one, is an `if` merging at `merge`; `region` also makes it a region `merge` ends.
 fn demote(f: &mut Function, header: BlockId, merge: BlockId, region: bool) {
+    // The continue block, unreached, still jumps back to the header: once `exits` sends a
+    // construct's exits through an unreached merge (the rest of a region), it would be
+    // reached, a back edge to what is no longer a loop. It goes on to the merge instead
+    // (with zeros for its parameters: no path takes it).
+    if let Some(Structure::Loop { cont, .. }) = f.blocks[header].structure {
+        if cont != header {
+            let tys: Vec<crate::types::Ty> =
+                f.blocks[merge].params.iter().map(|&p| f.ty(p)).collect();
+            let args = super::breaks::zeros(f, cont, &tys);
+            f.blocks[cont].term = Terminator::Jump(crate::func::Edge {
+                target: merge,
+                args,
+            });
+        }
+    }
     if matches!(f.blocks[header].term, Terminator::Branch { .. }) {
         let test = f.split_block(header, 0);
         f.blocks[test].structure = Some(Structure::If { merge });
