@@ -399,3 +399,45 @@ fn generated_vertex_shaders_agree_on_the_pica200_and_every_agal_profile() {
     report("vertex", &t, shaders);
     assert!(t.branching > 0, "no program kept a branch or loop");
 }
+
+/// The shaders the long runs found faults in (see the stop notes), by seed: each must still
+/// be the program it was (its GLSL's FNV-1a hash is pinned: a change to the generator that
+/// moves a seed fails here, so the list is renewed rather than silently emptied) and must
+/// now compile and run right everywhere.
+/// - 6475 (vertex): a `continue`, then a folded `break` (AGAL refused it; the PICA200
+///   dropped the break and looped on);
+/// - 51006, 51121 (fragment): `||` of comparisons of selects (the bools pass's order);
+/// - 65121 (vertex): a loop whose `if` breaks on both sides (once's continue block);
+/// - 81177 (fragment): a swizzle wider than its value passed to a parameter (narrow).
+#[test]
+fn shaders_the_long_runs_found_faults_in_stay_right() {
+    const FOUND: [(u64, glslgen::Stage, u64); 5] = [
+        (6475, glslgen::Stage::Vertex, 0x75b2_f3c2_3fcc_ed1e),
+        (51006, glslgen::Stage::Fragment, 0xde87_8616_6001_c893),
+        (51121, glslgen::Stage::Fragment, 0x82ac_136f_e854_680b),
+        (65121, glslgen::Stage::Vertex, 0x04f6_7e25_9408_6733),
+        (81177, glslgen::Stage::Fragment, 0xc242_2214_2bb1_4c9d),
+    ];
+    let fnv = |text: &str| {
+        text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut t = Tally::default();
+    for (seed, stage, hash) in FOUND {
+        let (p, cases) = generate(seed, stage);
+        assert_eq!(
+            fnv(&p.glsl()),
+            hash,
+            "seed {seed} is another program now:\n{}",
+            p.glsl()
+        );
+        if stage == glslgen::Stage::Vertex {
+            run_pica(&mut t, seed, &p, &cases);
+        }
+        for profile in Profile::ALL {
+            run_agal(&mut t, seed, &p, profile, &cases);
+        }
+    }
+    report("found", &t, FOUND.len() as u64);
+}

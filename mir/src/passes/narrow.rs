@@ -32,9 +32,24 @@ pub fn run(f: &mut Function) -> bool {
                 note(a.value, top);
             }
         }
-        for a in f.blocks[b].term.operands() {
-            // Terminators pass whole values (outputs, block arguments, conditions).
-            let top = (0..f.ty(a.value).lanes as usize)
+        // Terminators pass whole operands: as many lanes as the parameter they go to, which
+        // a swizzle may fill from fewer (`v.xxyz` of a vec3 to a vec4), so not the value's
+        // count; outputs and conditions: every lane the swizzle names.
+        let term = &f.blocks[b].term;
+        let mut passed = Vec::new();
+        for e in term.edges() {
+            for (a, &p) in e.args.iter().zip(&f.blocks[e.target].params) {
+                passed.push((*a, f.ty(p).lanes));
+            }
+        }
+        let edge_args: Vec<_> = term.edges().iter().flat_map(|e| e.args.clone()).collect();
+        for a in term.operands() {
+            if !edge_args.contains(a) {
+                passed.push((*a, 4));
+            }
+        }
+        for (a, lanes) in passed {
+            let top = (0..lanes as usize)
                 .map(|l| a.swizzle.lane(l))
                 .max()
                 .unwrap_or(0);
