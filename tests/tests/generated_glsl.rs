@@ -408,15 +408,18 @@ fn generated_vertex_shaders_agree_on_the_pica200_and_every_agal_profile() {
 ///   dropped the break and looped on);
 /// - 51006, 51121 (fragment): `||` of comparisons of selects (the bools pass's order);
 /// - 65121 (vertex): a loop whose `if` breaks on both sides (once's continue block);
-/// - 81177 (fragment): a swizzle wider than its value passed to a parameter (narrow).
+/// - 81177 (fragment): a swizzle wider than its value passed to a parameter (narrow);
+/// - 83415 (vertex): the counter's next value computed in the body, then a break (CSE took
+///   it from the continue block; predicated, the count stopped).
 #[test]
 fn shaders_the_long_runs_found_faults_in_stay_right() {
-    const FOUND: [(u64, glslgen::Stage, u64); 5] = [
+    const FOUND: [(u64, glslgen::Stage, u64); 6] = [
         (6475, glslgen::Stage::Vertex, 0x75b2_f3c2_3fcc_ed1e),
         (51006, glslgen::Stage::Fragment, 0xde87_8616_6001_c893),
         (51121, glslgen::Stage::Fragment, 0x82ac_136f_e854_680b),
         (65121, glslgen::Stage::Vertex, 0x04f6_7e25_9408_6733),
         (81177, glslgen::Stage::Fragment, 0xc242_2214_2bb1_4c9d),
+        (83415, glslgen::Stage::Vertex, 0xe0f0_379f_17fb_8e1f),
     ];
     let fnv = |text: &str| {
         text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {

@@ -82,7 +82,7 @@ void main() {
 /// break it cannot place: `continue` alone, a folded `if (true) break;` after the counter
 /// test, a conditional break before it, nested loops that both break. Fragment programs
 /// for AGAL, the same bodies as vertex programs for the PICA200.
-const LOOPS: [(&str, &str); 6] = [
+const LOOPS: [(&str, &str); 7] = [
     (
         "continue alone",
         "for (int i = 0; i < 3; i++) {
@@ -122,6 +122,13 @@ const LOOPS: [(&str, &str); 6] = [
             } else {
                 if (-2.25 != -1.0) { x.x -= 1.0; break; }
             }
+        }",
+    ),
+    (
+        "the counter's next value in the body, then a break",
+        "for (int i = 0; i < 5; i++) {
+            x.z = float(i) + 1.0;
+            if (v.w > x.z) { break; }
         }",
     ),
     (
@@ -175,6 +182,14 @@ fn expected(name: &str, v: [f32; 4]) -> [f32; 4] {
                 x = add(x, v);
             } else {
                 x[0] -= 1.0;
+            }
+        }
+        "the counter's next value in the body, then a break" => {
+            for i in 0..5 {
+                x[2] = i as f32 + 1.0;
+                if v[3] > x[2] {
+                    break;
+                }
             }
         }
         "nested loops that both break" => {

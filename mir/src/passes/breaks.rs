@@ -171,6 +171,7 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
         return;
     };
     let span = f.blocks[l.header].span;
+    recount_in_continue(f, l.header, cont);
     // What the loop leaves to the code after it goes through the merge's parameters, so
     // that it is what the exit taken passed (step 3), not what the skipped iterations left.
     exits_as_params(f, l.header, merge);
@@ -414,4 +415,57 @@ pub(super) fn zeros(f: &mut Function, block: BlockId, tys: &[Ty]) -> Vec<Operand
     tys.iter()
         .map(|&ty| Operand::new(f.ins(block, Op::Const([0; 4]), Vec::new(), ty, span)))
         .collect()
+}
+
+/// The back edge's arguments that the iteration computes (the counter's `i + 1`, which CSE
+/// may have taken from the continue block for the body's `float(i) + 1.0`) are computed
+/// again in the continue block: a predicated iteration may be skipped, and the count must go
+/// on. Only instructions whose operands hold in the continue block (the header's parameters,
+/// values from before the loop) are recomputed; others are left as they are.
+fn recount_in_continue(f: &mut Function, header: BlockId, cont: BlockId) {
+    use crate::func::ValueDef;
+    let Terminator::Jump(back) = f.blocks[cont].term.clone() else {
+        return;
+    };
+    let doms = Dominators::new(f);
+    let mut block_of = crate::hash::HashMap::default();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            block_of.insert(i, b);
+        }
+    }
+    let available = |f: &Function, o: &Operand| match f.values[o.value].def {
+        ValueDef::Param(b, _) => b == header || (b != header && doms.dominates(b, header)),
+        ValueDef::Inst(i, _) => block_of
+            .get(&i)
+            .is_some_and(|&b| b != header && doms.dominates(b, header)),
+    };
+    let mut args = back.args.clone();
+    let mut changed = false;
+    for a in &mut args {
+        let ValueDef::Inst(i, _) = f.values[a.value].def else {
+            continue;
+        };
+        let Some(&b) = block_of.get(&i) else { continue };
+        if b == cont || b == header || !doms.dominates(header, b) {
+            continue;
+        }
+        let inst = f.insts[i].clone();
+        if !matches!(inst.op, Op::Add | Op::Sub)
+            || inst.results.len() != 1
+            || !inst.args.iter().all(|o| available(f, o))
+        {
+            continue;
+        }
+        let ty = f.ty(a.value);
+        let r = f.ins(cont, inst.op, inst.args.clone(), ty, inst.span);
+        a.value = r;
+        changed = true;
+    }
+    if changed {
+        f.blocks[cont].term = Terminator::Jump(Edge {
+            target: back.target,
+            args,
+        });
+    }
 }
