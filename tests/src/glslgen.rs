@@ -92,6 +92,9 @@ enum Un {
     Sqrt,
     /// `1.0 / (abs(x) + 1.0)`: inexact.
     Recip,
+    /// `1.0 / (floor(x) + 0.5)`: inexact, never infinite, though the compiler cannot prove
+    /// it (so AGAL 2 and 3 branch around selects of it rather than blend).
+    Div,
     /// `clamp(x, -16.0, 16.0)`.
     Clamp,
     /// `floor(x * 256.0) / 256.0`: exact again at [`VAR_DEN`].
@@ -446,6 +449,7 @@ impl Program {
                     Un::Fract => format!("fract({a})"),
                     Un::Sqrt => format!("sqrt(abs({a}))"),
                     Un::Recip => format!("(1.0 / (abs({a}) + 1.0))"),
+                    Un::Div => format!("(1.0 / (floor({a}) + 0.5))"),
                     Un::Clamp => format!("clamp({a}, -16.0, 16.0)"),
                     Un::Quant => format!("(floor({a} * 256.0) / 256.0)"),
                 }
@@ -616,6 +620,7 @@ impl Eval<'_> {
                     Un::Fract => map(a, &|x| x - x.floor()),
                     Un::Sqrt => map(a, &|x| x.abs().sqrt()),
                     Un::Recip => map(a, &|x| 1.0 / (x.abs() + 1.0)),
+                    Un::Div => map(a, &|x| 1.0 / (x.floor() + 0.5)),
                     Un::Clamp => map(a, &|x| x.clamp(-BOUND, BOUND)),
                     Un::Quant => map(a, &|x| (x * 256.0).floor() / 256.0),
                 }
@@ -659,15 +664,32 @@ struct Gen<'s> {
     /// Every texture read takes an input as its coordinate (half the fragment shaders), so
     /// that AGAL 2 and 3 keep their branches.
     plain_coords: bool,
+    /// Divisions the compiler cannot prove finite ([`Options::divisions`]).
+    divisions: bool,
+}
+
+/// What [`shader_with`] may generate beyond [`shader`]'s programs. With every option off it
+/// makes the same program from the same randomness as [`shader`] (seeds stay meaningful).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `1.0 / (floor(x) + 0.5)`: finite, but not provably so, which makes AGAL 2 and 3 turn
+    /// the selects it reaches into branches in their first try.
+    pub divisions: bool,
 }
 
 /// A random shader for `stage` with about `size` statements.
 pub fn shader(src: &mut dyn Source, stage: Stage, size: usize) -> Program {
+    shader_with(src, stage, size, Options::default())
+}
+
+/// [`shader`] with more kinds of operation.
+pub fn shader_with(src: &mut dyn Source, stage: Stage, size: usize, options: Options) -> Program {
     let inputs = 1 + src.below(3) as usize;
     let outputs = 1 + src.below(2) as usize;
     let plain_coords = src.chance(1, 2);
     let mut g = Gen {
         plain_coords,
+        divisions: options.divisions,
         src,
         stage,
         inputs,
@@ -978,10 +1000,12 @@ impl Gen<'_> {
             5 | 6 => {
                 let op = if exact {
                     self.pick(&[Un::Neg, Un::Abs, Un::Floor, Un::Fract])
+                } else if self.divisions {
+                    self.pick(&[Un::Neg, Un::Abs, Un::Floor, Un::Sqrt, Un::Recip, Un::Div])
                 } else {
                     self.pick(&[Un::Neg, Un::Abs, Un::Floor, Un::Fract, Un::Sqrt, Un::Recip])
                 };
-                let needs_exact = exact || matches!(op, Un::Floor | Un::Fract);
+                let needs_exact = exact || matches!(op, Un::Floor | Un::Fract | Un::Div);
                 let (a, ai) = self.expr(vec, needs_exact, d);
                 let info = match op {
                     Un::Floor => Info { den: Some(0), ..ai },
@@ -994,6 +1018,11 @@ impl Gen<'_> {
                     Un::Recip => Info {
                         den: None,
                         bound: 1.0,
+                        ..ai
+                    },
+                    Un::Div => Info {
+                        den: None,
+                        bound: 2.0,
                         ..ai
                     },
                     _ => ai,

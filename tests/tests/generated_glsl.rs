@@ -345,20 +345,39 @@ fn report(stage: &str, t: &Tally, shaders: u64) {
 }
 
 fn generate(seed: u64, stage: glslgen::Stage) -> (Program, Vec<Values>) {
+    generate_with(seed, stage, glslgen::Options::default())
+}
+
+fn generate_with(
+    seed: u64,
+    stage: glslgen::Stage,
+    options: glslgen::Options,
+) -> (Program, Vec<Values>) {
     let mut rng = Rng(0x6c51_0000 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let size = 3 + rng.below(14) as usize;
-    let p = glslgen::shader(&mut rng, stage, size);
+    let p = glslgen::shader_with(&mut rng, stage, size, options);
     let cases = (0..3).map(|_| glslgen::values(&p, &mut rng)).collect();
     (p, cases)
 }
 
 #[test]
 fn generated_fragment_shaders_agree_on_every_agal_profile() {
+    fragment_sweep(glslgen::Options::default());
+}
+
+/// With divisions the compiler cannot prove finite: AGAL 2 and 3 branch around the selects
+/// they reach in the first try, not only in the second.
+#[test]
+fn generated_fragment_shaders_with_divisions_agree_on_every_agal_profile() {
+    fragment_sweep(glslgen::Options { divisions: true });
+}
+
+fn fragment_sweep(options: glslgen::Options) {
     let mut t = Tally::default();
     let (mut guarded, mut loops, mut exits) = (0, 0, 0);
     let shaders = count();
     for seed in first_seed()..first_seed() + shaders {
-        let (p, cases) = generate(seed, glslgen::Stage::Fragment);
+        let (p, cases) = generate_with(seed, glslgen::Stage::Fragment, options);
         let f = p.features();
         guarded += f.textures_guarded as usize;
         loops += (f.loops > 0) as usize;
