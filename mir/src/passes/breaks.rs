@@ -435,7 +435,7 @@ fn recount_in_continue(f: &mut Function, header: BlockId, cont: BlockId) {
         }
     }
     let available = |f: &Function, o: &Operand| match f.values[o.value].def {
-        ValueDef::Param(b, _) => b == header || (b != header && doms.dominates(b, header)),
+        ValueDef::Param(b, _) => b == header || doms.dominates(b, header),
         ValueDef::Inst(i, _) => block_of
             .get(&i)
             .is_some_and(|&b| b != header && doms.dominates(b, header)),
