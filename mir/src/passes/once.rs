@@ -7,9 +7,11 @@
 //!   region its breaks leave; `exits` then makes the breaks from nested `if`s structured.
 //! - After SSA ([`run`], in the clean-up rounds, where folding makes new ones): a loop whose
 //!   exits are plain jumps from its top level (what a folded `if (true) break;` leaves) loses
-//!   its annotation; its header's test, if any, becomes an `if` merging where the loop did.
-//!   One with conditional exits from nested `if`s stays, and [`remaining`] names it for the
-//!   back end's error (it would need the flags `exits` makes, which work on locals).
+//!   its annotation; its header's test, if any, becomes an `if` merging where the loop did
+//!   (so does a counter test whose other way only goes on to a folded break). One with
+//!   conditional exits from nested `if`s becomes a region as before SSA: its values go
+//!   through locals, `exits` makes the exits structured, `mem2reg` makes SSA again.
+//!   [`remaining`] names any left for the back end's error.
 
 use crate::cfg::Dominators;
 use crate::func::{BlockId, Function, Structure, Terminator};
@@ -64,87 +66,79 @@ pub fn run_before_ssa(f: &mut Function) -> bool {
     !found.is_empty()
 }
 
-/// After SSA: demotes the loops that cannot repeat whose exits need no flags. Returns
-/// whether anything changed.
+/// After SSA: demotes a loop that cannot repeat (see the module comment). Returns whether
+/// anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let found = candidates(f);
-    if found.is_empty() {
+    // One at a time: demoting splits blocks, which the analyses below do not know; the
+    // clean-up rounds call again.
+    let Some(&(header, merge)) = candidates(f).first() else {
         return false;
-    }
+    };
     let regions = Regions::new(f);
     let doms = Dominators::new(f);
     let preds = f.predecessors();
-    // One at a time: demoting splits blocks, which the analyses above do not know; the
-    // clean-up rounds call again.
-    for (header, merge) in found {
-        let exits: Vec<BlockId> = f
-            .layout
-            .iter()
-            .copied()
-            .filter(|&x| {
-                x != header
-                    && doms.reachable(x)
-                    && doms.dominates(header, x)
-                    && f.blocks[x].term.successors().contains(&merge)
-            })
-            .collect();
-        // The counter test of a loop a folded `if (true) break;` ends (`if (i >= n) break;
-        // else { break; }`): an `if` at the loop's top level whose other way is its own merge,
-        // which only goes on to the loop's merge, is that `if` merging at the loop's merge.
-        let mut widened = Vec::new();
-        for &x in &exits {
-            let (
-                Some(Structure::If { merge: m }),
-                Terminator::Branch {
-                    then, otherwise, ..
-                },
-            ) = (f.blocks[x].structure, &f.blocks[x].term)
-            else {
-                continue;
-            };
-            let other = if then.target == merge {
-                otherwise.target
-            } else {
-                then.target
-            };
-            let top_level = regions
-                .innermost(x, Some(x))
-                .is_some_and(|c| c.header == header);
-            let on_to_merge = matches!(&f.blocks[m].term, Terminator::Jump(e) if e.target == merge)
-                && f.blocks[m].params.is_empty();
-            if other == m && top_level && on_to_merge && preds[m.index()] == [x] {
-                widened.push(x);
-            }
-        }
-        let nested_exit = exits.iter().any(|&x| {
-            !widened.contains(&x)
-                && (!matches!(f.blocks[x].term, Terminator::Jump(_))
-                    || regions
-                        .innermost(x, None)
-                        .is_some_and(|c| c.header != header))
-        });
-        if nested_exit {
-            // Conditional exits from nested `if`s (`if (c) break;` before a folded
-            // `if (true) break;`): a region whose exits `exits` makes structured, with the
-            // values it defines through locals as before SSA, then SSA again.
-            demote(f, header, merge, true);
-            let doms = Dominators::new(f);
-            super::exits::values_through_locals(f, &doms, header);
-            super::exits::run(f);
-            super::mem2reg::run(f);
-            return true;
-        }
-        {
-            for &x in &widened {
-                f.blocks[x].structure = Some(Structure::If { merge });
-            }
-        }
-        if !nested_exit {
-            demote(f, header, merge, false);
-            return true;
+    let exits: Vec<BlockId> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&x| {
+            x != header
+                && doms.reachable(x)
+                && doms.dominates(header, x)
+                && f.blocks[x].term.successors().contains(&merge)
+        })
+        .collect();
+    // The counter test of a loop a folded `if (true) break;` ends (`if (i >= n) break;
+    // else { break; }`): an `if` at the loop's top level whose other way is its own merge,
+    // which only goes on to the loop's merge, is that `if` merging at the loop's merge.
+    let mut widened = Vec::new();
+    for &x in &exits {
+        let (
+            Some(Structure::If { merge: m }),
+            Terminator::Branch {
+                then, otherwise, ..
+            },
+        ) = (f.blocks[x].structure, &f.blocks[x].term)
+        else {
+            continue;
+        };
+        let other = if then.target == merge {
+            otherwise.target
+        } else {
+            then.target
+        };
+        let top_level = regions
+            .innermost(x, Some(x))
+            .is_some_and(|c| c.header == header);
+        let on_to_merge = matches!(&f.blocks[m].term, Terminator::Jump(e) if e.target == merge)
+            && f.blocks[m].params.is_empty();
+        if other == m && top_level && on_to_merge && preds[m.index()] == [x] {
+            widened.push(x);
         }
     }
-    false
+    let nested_exit = exits.iter().any(|&x| {
+        !widened.contains(&x)
+            && (!matches!(f.blocks[x].term, Terminator::Jump(_))
+                || regions
+                    .innermost(x, None)
+                    .is_some_and(|c| c.header != header))
+    });
+    if nested_exit {
+        // Conditional exits from nested `if`s (`if (c) break;` before a folded
+        // `if (true) break;`): a region whose exits `exits` makes structured, with the
+        // values it defines through locals as before SSA, then SSA again.
+        demote(f, header, merge, true);
+        let doms = Dominators::new(f);
+        super::exits::values_through_locals(f, &doms, header);
+        super::exits::run(f);
+        super::mem2reg::run(f);
+        return true;
+    }
+    for &x in &widened {
+        f.blocks[x].structure = Some(Structure::If { merge });
+    }
+    demote(f, header, merge, false);
+    true
 }
 
 /// The loops left that cannot repeat (see the module comment): their headers' spans.
