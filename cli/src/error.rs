@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use std::process::ExitCode;
+
 use mir::Diagnostics;
 
 /// Why a compile failed.
@@ -128,11 +130,7 @@ pub(crate) fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T, Error>) -> Re
                 .with(|w| w.borrow_mut().take())
                 .map(|at| format!(" at {at}"))
                 .unwrap_or_default();
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
+            let what = panic_message(payload.as_ref());
             let d = mir::Diagnostic::error(
                 "compiler.internal",
                 format!(
@@ -152,11 +150,25 @@ thread_local! {
     static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// For the command-line tools: panics print no backtrace. One inside the library becomes
-/// the `compiler.internal` error the tool reports (with the source location of the fault);
-/// any other prints one line, `TOOL: error[compiler.internal]: …`, that says where to report
-/// it. The tools' exit status is then 1.
-pub fn report_panics_as_bugs(tool: &'static str) {
+/// What a panic said (its `&str` or `String` payload).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// The command-line tools' `main`: runs `tool_main` with panics reported as bugs. No
+/// backtrace: a panic inside the library becomes the `compiler.internal` error the tool
+/// reports (with the source location of the fault); any other prints one line,
+/// `TOOL: error[compiler.internal]: …`, that says where to report it, and the tool exits 1.
+pub fn run_tool(tool: &'static str, tool_main: fn() -> ExitCode) -> ExitCode {
+    report_panics_as_bugs(tool);
+    std::panic::catch_unwind(tool_main).unwrap_or(ExitCode::from(1))
+}
+
+fn report_panics_as_bugs(tool: &'static str) {
     std::panic::set_hook(Box::new(move |info| {
         let at = info
             .location()
@@ -166,12 +178,7 @@ pub fn report_panics_as_bugs(tool: &'static str) {
             PANICKED_AT.with(|w| *w.borrow_mut() = Some(at));
             return;
         }
-        let payload = info.payload();
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".into());
+        let what = panic_message(info.payload());
         eprintln!(
             "{tool}: error[compiler.internal]: internal error (this is a bug): `{what}` at \
              {at}; please report it at {REPORT_BUGS_AT} with the input attached"

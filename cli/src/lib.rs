@@ -68,7 +68,7 @@ pub use compile::{
     Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
     compile_pair, mir_text,
 };
-pub use error::{Error, ErrorKind, REPORT_BUGS_AT, report_panics_as_bugs};
+pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
 
 /// The SPIR-V (1.0, little-endian bytes) a GLSL shader for `stage` becomes on its way in: what
 /// [`compile`] compiles for [`Source::glsl`], exactly (naga's GLSL front end and SPIR-V writer

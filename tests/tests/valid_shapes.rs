@@ -11,6 +11,15 @@ use tests::mirtest::Rng;
 
 /// Runs a fragment program with varyings by name and no uniforms.
 fn fragment(c: &spv2retro::Compiled, varyings: &[(&str, [f32; 4])]) -> Option<[[f32; 4]; 4]> {
+    fragment_with(c, varyings, &[])
+}
+
+/// Runs a fragment program with varyings and uniforms by name; `None` when it discards.
+fn fragment_with(
+    c: &spv2retro::Compiled,
+    varyings: &[(&str, [f32; 4])],
+    uniforms: &[(&str, &[f32])],
+) -> Option<[[f32; 4]; 4]> {
     let p = Program::decode(&c.bytes).unwrap();
     let mut v = vec![[0.0f32; 4]; 8];
     for (name, value) in varyings {
@@ -23,7 +32,7 @@ fn fragment(c: &spv2retro::Compiled, varyings: &[(&str, [f32; 4])]) -> Option<[[
         &p,
         &v,
         &FragmentInputs {
-            constants: &constants_with(c, &[]),
+            constants: &constants_with(c, uniforms),
             textures: &textures,
         },
     )
@@ -366,7 +375,6 @@ void main() {
         let options = Options::agal(profile).stage(Stage::Fragment);
         let c = compile(Source::glsl(glsl, Stage::Fragment), &options)
             .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
-        let p = Program::decode(&c.bytes).unwrap();
         for _ in 0..100 {
             let grid = |rng: &mut Rng| (rng.float(-2.0, 2.0) * 8.0).round() / 8.0;
             let (f0, f1) = (grid(&mut rng), grid(&mut rng));
@@ -374,25 +382,15 @@ void main() {
             let v = [grid(&mut rng), 0.5, 0.25, 1.0];
             let a = f1 <= if f0 != -1.375 { -1.25 } else { -1.625 };
             let b = -1.25 >= if f1 < v[0] { u[2] } else { u[1] };
-            let mut varyings = vec![[0.0f32; 4]; 8];
-            varyings[input_register(&c, "v")] = v;
-            let constants = constants_with(&c, &[("u", &u), ("f0", &[f0]), ("f1", &[f1])]);
-            let out = run_fragment(
-                &p,
-                &varyings,
-                &FragmentInputs {
-                    constants: &constants,
-                    textures: &(),
-                },
-            )
-            .unwrap();
-            assert_eq!(
-                out.discarded,
-                a || b,
-                "{profile:?} f0 {f0} f1 {f1} u {u:?} v {v:?}"
-            );
-            if !out.discarded {
-                assert_eq!(out.colors[0], v, "{profile:?}");
+            let uniforms: [(&str, &[f32]); 3] = [("u", &u), ("f0", &[f0]), ("f1", &[f1])];
+            let out = fragment_with(&c, &[("v", v)], &uniforms);
+            let at = format!("{profile:?} f0 {f0} f1 {f1} u {u:?} v {v:?}");
+            match out {
+                None => assert!(a || b, "{at}: discarded"),
+                Some(colors) => {
+                    assert!(!(a || b), "{at}: kept");
+                    assert_eq!(colors[0], v, "{at}");
+                }
             }
         }
     }

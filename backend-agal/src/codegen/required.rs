@@ -3,8 +3,9 @@
 //! that never writes `gl_Position`, a fragment shader that only discards or whose `main` is
 //! empty) still compiles: the missing output is added and written with zeros, and a warning
 //! says so; so are the colour outputs below the highest one written that a fragment shader
-//! leaves out (Flash wants `oc0`, `oc1` … without gaps, #3775). Two outputs at one location (dual-source blending's `layout(index = 1)`) are
-//! refused: Stage3D has one colour output per location.
+//! leaves out (Flash wants `oc0`, `oc1` … without gaps, #3775). Two outputs at one location
+//! (dual-source blending's `layout(index = 1)`) are refused: Stage3D has one colour output
+//! per location.
 
 use mir::module::{BuiltIn, Module, Output, Stage};
 use mir::{Diagnostic, Span};

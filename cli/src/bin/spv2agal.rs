@@ -63,10 +63,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    spv2retro::report_panics_as_bugs("spv2agal");
-    // A fault outside the library (which turns its own into errors) exits 1 too, after the
-    // one line the hook printed.
-    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(1))
+    spv2retro::run_tool("spv2agal", run)
 }
 
 fn run() -> ExitCode {

@@ -4,8 +4,8 @@
 
 use crate::hash::HashMap;
 
-use crate::func::{Function, Value};
-use crate::inst::Op;
+use crate::func::{Function, Terminator, Value};
+use crate::inst::{Op, Operand};
 use crate::shape::operand_lanes;
 
 /// Narrows what it can. Returns whether anything changed.
@@ -34,18 +34,16 @@ pub fn run(f: &mut Function) -> bool {
         }
         // Terminators pass whole operands: as many lanes as the parameter they go to, which
         // a swizzle may fill from fewer (`v.xxyz` of a vec3 to a vec4), so not the value's
-        // count; outputs and conditions: every lane the swizzle names.
+        // count; outputs: every lane the swizzle names; a condition: its one lane.
         let term = &f.blocks[b].term;
-        let mut passed = Vec::new();
+        let mut passed: Vec<(Operand, u8)> = match term {
+            Terminator::Return(values) => values.iter().map(|&v| (v, 4)).collect(),
+            Terminator::Branch { cond, .. } => vec![(*cond, 1)],
+            _ => Vec::new(),
+        };
         for e in term.edges() {
             for (a, &p) in e.args.iter().zip(&f.blocks[e.target].params) {
                 passed.push((*a, f.ty(p).lanes));
-            }
-        }
-        let edge_args: Vec<_> = term.edges().iter().flat_map(|e| e.args.clone()).collect();
-        for a in term.operands() {
-            if !edge_args.contains(a) {
-                passed.push((*a, 4));
             }
         }
         for (a, lanes) in passed {
