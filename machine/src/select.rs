@@ -16,11 +16,11 @@
 //!   register;
 //! - lanes of a register shared with other small values ([`Packs`], see [`crate::lanes`]).
 
+use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
 use mir::hash::{HashMap, HashSet};
 use mir::inst::{Inst, Op, Operand};
 use mir::module::Output;
-use mir::regions::Regions;
 use regalloc2::VReg;
 
 use crate::lanes::{self, Packed};

@@ -19,18 +19,16 @@
 //! [`eval::run`] interprets it, as the reference the back ends are tested against.
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod arena;
-pub mod cfg;
 pub mod diag;
 pub mod eval;
 pub mod func;
 pub mod hash;
 pub mod inst;
-pub mod liveness;
 pub mod module;
 pub mod passes;
 pub mod print;
-pub mod regions;
 pub mod shape;
 pub mod span;
 pub mod types;

@@ -5,7 +5,7 @@
 use crate::hash::HashSet;
 use std::fmt;
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use crate::inst::{Op, Operand};
 use crate::module::Module;

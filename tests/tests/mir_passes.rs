@@ -112,7 +112,7 @@ fn scalar_code_fits_in_eight_temporaries() {
     let unpacked = {
         let mut m = lowered.clone();
         let options = mir::passes::Options {
-            pack: false,
+            vectorize: false,
             ..Default::default()
         };
         mir::passes::optimize_with(&mut m, &options).unwrap();
@@ -123,8 +123,8 @@ fn scalar_code_fits_in_eight_temporaries() {
         mir::passes::optimize(&mut m).unwrap();
         m
     };
-    let without = mir::liveness::pressure(&unpacked.function);
-    let with = mir::liveness::pressure(&packed.function);
+    let without = mir::analysis::liveness::pressure(&unpacked.function);
+    let with = mir::analysis::liveness::pressure(&packed.function);
     eprintln!("live temporaries: optimised without packing {without:?}, with {with:?}");
     assert!(without.values > 8, "{without:?}");
     assert!(with.values <= 8, "{with:?}");

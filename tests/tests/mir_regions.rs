@@ -1,11 +1,11 @@
-//! `mir::regions` finds constructs in one walk down the dominator tree; this checks it
+//! `mir::analysis::regions` finds constructs in one walk down the dominator tree; this checks it
 //! against the rule it implements, evaluated literally (SPIR-V 2.11: a block is in the
 //! construct of header H when H dominates it, H's merge does not, and it is in the construct
 //! enclosing H's), on every corpus module before and after optimisation and on generated
 //! shaders.
 
+use mir::analysis::regions::{Construct, Regions};
 use mir::func::{BlockId, Function};
-use mir::regions::{Construct, Regions};
 use tests::generate::vertex_shader;
 use tests::mirtest::{Rng, lower};
 

@@ -274,7 +274,7 @@ fn rematerialisation_makes_room() {
     ));
     let mut optimised = m.clone();
     mir::passes::optimize_with(&mut optimised, &backend_pica::codegen::prepare::passes()).unwrap();
-    let pressure = mir::liveness::pressure(&optimised.function).values;
+    let pressure = mir::analysis::liveness::pressure(&optimised.function).values;
     assert!(
         pressure > 16,
         "only {pressure} live at once: nothing to show"

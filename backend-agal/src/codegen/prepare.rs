@@ -18,12 +18,12 @@
 
 use mir::hash::HashMap;
 
+use mir::analysis::regions::Regions;
 use mir::func::{Function, Replacements, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};
 use mir::module::Module;
 use mir::passes::expand::Expand;
 use mir::passes::{IfConversion, Options, optimize_with};
-use mir::regions::Regions;
 use mir::types::{Swizzle, Ty};
 use mir::{Diagnostic, Span};
 
@@ -184,7 +184,7 @@ fn bool_flags(f: &mut Function, bool_registers: &[(u32, u32)]) {
                 (is_flag_register && l == 0 && !o.neg && !o.abs).then_some(o.value)
             };
             let zero = |o: &Operand| {
-                mir::passes::fold::lane(f, o.value, o.swizzle.lane(lane)) == Some(0.0)
+                mir::analysis::constants::lane(f, o.value, o.swizzle.lane(lane)) == Some(0.0)
             };
             let (a, z) = (&cmp.args[0], &cmp.args[1]);
             let u = match (read(a), read(z)) {
@@ -351,7 +351,7 @@ fn first_span(f: &Function, b: mir::BlockId) -> Span {
 /// `min(MAX, max(-MAX, x))` is `x` for finite `x`, ±MAX for ±inf and -MAX for NaN (`max`
 /// returns its first operand when either is NaN).
 fn finite_blends(f: &mut Function) {
-    let non_finite = mir::passes::finite::maybe_non_finite(f);
+    let non_finite = mir::analysis::finite::maybe_non_finite(f);
     for b in f.layout.clone() {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out = Vec::with_capacity(old.len());

@@ -27,10 +27,10 @@ use machine::select::{
     is_computed, positions, returned_once,
 };
 use machine::vcode::VCode;
+use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
 use mir::module::{Module, TextureDim};
-use mir::regions::Regions;
 use mir::{Diagnostic, Span};
 use regalloc2::VReg;
 

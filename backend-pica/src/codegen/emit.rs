@@ -536,11 +536,11 @@ impl Emitter<'_> {
     /// header or the test's block is read after the loop (the last test, which LOOP skips,
     /// would have computed it); and allocation put no moves in those blocks.
     fn counted(&self, h: BlockId) -> Option<(u32, BlockId)> {
-        let (trips, exit) = mir::passes::unroll::trip_count(self.f, h, 256)?;
+        let (trips, exit) = mir::analysis::trips::trip_count(self.f, h, 256)?;
         if trips == 0 {
             return None;
         }
-        let regions = mir::regions::Regions::new(self.f);
+        let regions = mir::analysis::regions::Regions::new(self.f);
         let l = regions.constructs.iter().find(|c| c.header == h)?;
         let tested = [h, exit];
         let defined: Vec<mir::Value> = tested

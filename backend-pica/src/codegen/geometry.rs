@@ -222,7 +222,7 @@ fn meet(a: Count, b: Count) -> Count {
 /// The SETEMIT of every `EmitVertex` in `f`, or an error for each one whose place in its
 /// strip differs between paths.
 pub fn emits(f: &Function) -> Result<HashMap<InstId, VInst>, Vec<Diagnostic>> {
-    let order = mir::cfg::reverse_post_order(f);
+    let order = mir::analysis::cfg::reverse_post_order(f);
     let preds = f.predecessors();
     let mut entry: HashMap<mir::BlockId, Count> = HashMap::default();
     let mut exit: HashMap<mir::BlockId, Count> = HashMap::default();

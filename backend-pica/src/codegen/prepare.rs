@@ -1,10 +1,10 @@
 //! The MIR the selector receives: the module after the PICA200's pass pipeline (what
 //! `--emit mir` prints), and the pipeline's choices for this machine.
 
+use mir::analysis::constants::{constant_n, is_power_of_two};
 use mir::func::{Function, compose};
 use mir::inst::{Op, Operand};
 use mir::passes::expand::Expand;
-use mir::passes::fold::{constant_n, is_power_of_two};
 use mir::passes::{Options, optimize_with};
 use mir::types::Ty;
 use mir::{Diagnostic, Diagnostics, Module, Stage};

@@ -413,7 +413,7 @@ impl Selector<'_> {
     /// (outside every `if` and loop), so the output is written once on every path.
     fn output_places(&mut self) -> HashMap<Value, Place> {
         let f = self.f;
-        let regions = mir::regions::Regions::new(f);
+        let regions = mir::analysis::regions::Regions::new(f);
         let mut out = HashMap::default();
         // A scalar returned splat (`vec4(s)`), computed once by an instruction that can
         // write it to every lane (lane-wise, its sources broadcast, or a dot product):
@@ -517,7 +517,10 @@ impl Selector<'_> {
     /// writes the output once. The merge receives nothing: the
     /// parameter is the output itself (the PICA200 writes outputs under a condition as
     /// anywhere else).
-    fn merged_output_places(&mut self, regions: &mir::regions::Regions) -> Vec<(Value, Place)> {
+    fn merged_output_places(
+        &mut self,
+        regions: &mir::analysis::regions::Regions,
+    ) -> Vec<(Value, Place)> {
         let f = self.f;
         let in_loop = |b: BlockId| regions.in_loop(b);
         let Some((rb, values)) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {

@@ -165,7 +165,7 @@ impl<'m> Lowerer<'m> {
     /// LOOP would stop after 256 trips with the outputs unwritten; AGAL has no loops at all.
     fn endless_loops(&mut self) {
         let f = &self.f;
-        let doms = mir::cfg::Dominators::new(f);
+        let doms = mir::analysis::cfg::Dominators::new(f);
         let mut endless = Vec::new();
         for &h in &f.layout {
             if !matches!(

@@ -196,7 +196,7 @@ impl Lowerer<'_> {
                 let (b, _) = self.vec_operand(inst, 1, frame)?;
                 let n = lanes.max(1) as usize;
                 let lanes_of = |l: &Self, o: &Operand| {
-                    let c = mir::passes::fold::constant_n(&l.f, o, n as u8)?;
+                    let c = mir::analysis::constants::constant_n(&l.f, o, n as u8)?;
                     c[..n]
                         .iter()
                         .map(|&x| (x.fract() == 0.0 && x.abs() < 16_777_216.0).then_some(x as i64))

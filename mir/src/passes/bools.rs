@@ -54,7 +54,7 @@ pub fn run_with(f: &mut Function, branches: bool, all_selects: bool) -> bool {
     // Definitions before uses: dominance order (the blocks `branch_selects` and
     // `split_bool_uniforms` add stand after their readers in the layout), then any
     // unreachable rest.
-    let mut order = crate::cfg::reverse_post_order(f);
+    let mut order = crate::analysis::cfg::reverse_post_order(f);
     let seen: crate::hash::HashSet<BlockId> = order.iter().copied().collect();
     order.extend(f.layout.iter().copied().filter(|b| !seen.contains(b)));
     for b in order {
@@ -316,7 +316,7 @@ fn select(
     };
     let (c, not_c) = (broadcast(c), broadcast(not_c));
     let zero = |o: &Operand| {
-        super::fold::constant_n(f, o, lanes)
+        crate::analysis::constants::constant_n(f, o, lanes)
             .is_some_and(|k| k[..lanes as usize].iter().all(|&x| x == 0.0))
     };
     match (zero(&args[1]), zero(&args[2])) {
@@ -396,11 +396,11 @@ fn nonzero(f: &mut Function, e: &mut Emit, x: Operand) -> Operand {
 
 /// Where the target can branch, a float `select` on a scalar condition whose operands may be
 /// infinite or NaN (any, with `all`) becomes an `if` choosing between them: the arithmetic
-/// blend would give NaN (see [`super::finite`]).
+/// blend would give NaN (see [`crate::analysis::finite`]).
 fn branch_selects(f: &mut Function, all: bool) -> bool {
     // One analysis serves every split: the parameter that takes a select's place carries
     // the same value, so it is as unsafe as the select was, and nothing else changes.
-    let mut unsafe_values = super::finite::maybe_non_finite(f);
+    let mut unsafe_values = crate::analysis::finite::maybe_non_finite(f);
     let mut replace = Replacements::default();
     let mut work = f.layout.clone();
     let mut next = 0;

@@ -11,12 +11,12 @@
 //! computed from the counter: the array (the uniform read, or the uniforms named `name[k]…`
 //! for an array of structures) bounds the count, as reading past it is undefined in GLSL.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
+use crate::analysis::regions::{Construct, Regions};
 use crate::eval::{Lanes, apply};
 use crate::func::{BlockId, Edge, Function, Structure, Terminator, Value, ValueDef};
 use crate::inst::{CmpOp, Op, Operand};
 use crate::module::Module;
-use crate::regions::{Construct, Regions};
 use crate::types::Ty;
 
 /// The most iterations looked for.
@@ -142,7 +142,7 @@ pub(super) fn isolate_steps(f: &mut Function) -> bool {
                 && inst
                     .args
                     .iter()
-                    .any(|a| super::fold::constant(f, a).is_some())
+                    .any(|a| crate::analysis::constants::constant(f, a).is_some())
         };
         let insts = f.blocks[cont].insts.clone();
         let steps: Vec<_> = insts.iter().copied().filter(|&i| is_step(i)).collect();
@@ -212,7 +212,7 @@ fn plan(m: &Module, regions: &Regions, l: Construct) -> Option<Plan> {
         (is_param && !a.neg && !a.abs).then_some(a.value)
     })?;
     let other = def.args.iter().find(|a| a.value != counter)?;
-    if super::fold::constant(f, &Operand::new(other.value)).is_some() {
+    if crate::analysis::constants::constant(f, &Operand::new(other.value)).is_some() {
         // A constant bound: `unroll` counts it.
         return None;
     }
@@ -309,13 +309,13 @@ fn counter_steps(f: &Function, l: Construct, cont: BlockId, counter: Value) -> O
                 {
                     return None;
                 }
-                let c = super::fold::constant(f, s)?;
+                let c = crate::analysis::constants::constant(f, s)?;
                 step = Some(c[0]);
             } else if doms.dominates(l.header, b) {
                 // Another back edge.
                 return None;
             } else {
-                let c = super::fold::constant(f, arg)?[0];
+                let c = crate::analysis::constants::constant(f, arg)?[0];
                 if start.is_some_and(|s| s != c) {
                     return None;
                 }
@@ -355,7 +355,7 @@ fn evaluate(f: &Function, op: &Operand, counter: Value, value: f32) -> Option<f3
         if v == counter {
             return Some([value; 4]);
         }
-        if let Some(c) = super::fold::constant(f, &Operand::new(v)) {
+        if let Some(c) = crate::analysis::constants::constant(f, &Operand::new(v)) {
             return Some(c);
         }
         let def = f.def_inst(v)?;

@@ -17,10 +17,10 @@
 //! `mem2reg` makes the locals values again. Loops are taken innermost first; a loop of
 //! another shape is left alone (the target refuses it if it cannot run it).
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
+use crate::analysis::regions::{Construct, Regions};
 use crate::func::{BlockId, Edge, Function, Structure, Terminator};
 use crate::inst::{Op, Operand};
-use crate::regions::{Construct, Regions};
 use crate::types::Ty;
 
 /// Predicates the breaks of every loop of the right shape. Returns whether anything

@@ -12,7 +12,7 @@ use crate::func::{BlockId, Function, Replacements, Terminator, Value};
 use crate::inst::{Op, Operand};
 use crate::types::{Kind, Swizzle, Ty};
 
-use super::fold::lane;
+use crate::analysis::constants::lane;
 
 /// Applies both, then drops the `if`s that are left choosing between nothing. Returns
 /// whether anything changed.

@@ -4,7 +4,7 @@
 
 use crate::hash::HashMap;
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, Replacements, Value};
 use crate::inst::{Op, Operand};
 use crate::types::Ty;

@@ -13,9 +13,9 @@
 //! Values M receives as parameters go through locals, so the redirected paths need not carry
 //! them; mem2reg turns the flag and these locals back into SSA values.
 
+use crate::analysis::regions::{Construct, Regions};
 use crate::func::{BlockId, Edge, Function, Structure, Terminator};
 use crate::inst::{Op, Operand};
-use crate::regions::{Construct, Regions};
 use crate::types::Ty;
 
 /// Removes every `Region`, making its exits structured. Returns whether anything changed.
@@ -181,7 +181,7 @@ fn continue_after(
         return;
     }
     // A guard block G takes every edge into the merge from inside `c`.
-    let doms = crate::cfg::Dominators::new(f);
+    let doms = crate::analysis::cfg::Dominators::new(f);
     let g = f.new_block(span);
     let mut g_params = Vec::new();
     for &p in &f.blocks[mc].params.clone() {
@@ -225,7 +225,7 @@ fn continue_after(
     } else {
         // Inside an `if` or the region: skip the rest up to a new block J before the
         // parent's merge.
-        let doms = crate::cfg::Dominators::new(f);
+        let doms = crate::analysis::cfg::Dominators::new(f);
         let j = f.new_block(span);
         let mut j_params = Vec::new();
         for &p in &f.blocks[pm].params.clone() {
@@ -295,7 +295,7 @@ fn zero_args(f: &mut Function, block: BlockId, target: BlockId) -> Vec<Operand> 
 /// front end's own values are locals already; SSA input, like `spirv-opt -O`'s, is not.)
 pub(crate) fn values_through_locals(
     f: &mut Function,
-    doms: &crate::cfg::Dominators,
+    doms: &crate::analysis::cfg::Dominators,
     header: BlockId,
 ) {
     use crate::func::{LocalId, Value};

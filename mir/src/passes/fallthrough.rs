@@ -11,7 +11,7 @@
 //! declared merge (the copy ends where control leaves the case). Values defined in the
 //! copied blocks go through locals first, so the copies need no new parameters.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, Structure, Value};
 use crate::hash::{HashMap, HashSet};
 use crate::inst::Operand;

@@ -7,7 +7,7 @@
 //! block merging then makes the outer arms single blocks.
 //!
 //! A select is exact in MIR; where a target blends it arithmetically and a value may be
-//! infinite or NaN, the `bools` pass turns it back into a branch (see [`super::finite`]).
+//! infinite or NaN, the `bools` pass turns it back into a branch (see [`crate::analysis::finite`]).
 //!
 //! Arms must be safe to run unconditionally: a kill in an arm becomes a kill of
 //! `cond && x`, and an arm that discards becomes `kill(cond)` (or `kill(!cond)`).

@@ -9,7 +9,7 @@
 
 use crate::hash::HashMap;
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, LocalId, Value, compose};
 use crate::inst::{Op, Operand};
 

@@ -20,7 +20,7 @@
 //! ifconvert small `if`s become selects (all of them for targets without branches)
 //! bools     bools become floats, except branch and kill conditions (back ends)
 //! expand    operations the target lacks become ones it has (back ends)
-//! pack      independent scalar and vec2 operations share one vec4 instruction
+//! vectorize independent scalar and vec2 operations share one vec4 instruction
 //! scaled    a vector of signed lanes of one vector and zeros becomes one multiply
 //! gather    a lane-wise operation on lanes gathered from uniform registers goes lane by lane
 //! arms      work one side of a branch alone needs moves into that side (PICA200)
@@ -45,7 +45,6 @@ pub mod dce;
 pub mod exits;
 pub mod expand;
 pub mod fallthrough;
-pub mod finite;
 pub mod fold;
 pub mod gather;
 pub mod homogeneous;
@@ -56,7 +55,6 @@ pub mod mem2reg;
 pub mod narrow;
 pub mod once;
 pub mod order;
-pub mod pack;
 pub mod params;
 pub mod remat;
 pub mod scaled;
@@ -65,6 +63,7 @@ pub mod sink;
 pub mod sums;
 pub mod tails;
 pub mod unroll;
+pub mod vectorize;
 
 use crate::module::Module;
 use crate::verify::{VerifyError, verify};
@@ -85,8 +84,8 @@ pub struct Options {
     pub duplicate_joins: bool,
     /// Unrolling stops when the program would exceed this many instructions.
     pub unroll_budget: usize,
-    /// Whether independent narrow operations are packed into vec4 ones.
-    pub pack: bool,
+    /// Whether independent narrow operations are merged into vec4 ones (see [`vectorize`]).
+    pub vectorize: bool,
     /// Whether a multiply feeding an add becomes a multiply-add (not for AGAL, which has
     /// none).
     pub fuse_mad: bool,
@@ -132,7 +131,7 @@ impl Default for Options {
             unroll_budget: 256,
             predicate_breaks: false,
             duplicate_joins: false,
-            pack: true,
+            vectorize: true,
             fuse_mad: true,
             keep_uniform_branches: false,
             float_bools: false,
@@ -222,8 +221,8 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
         check(module, "expand", changed)?;
     }
     rounds += cleanup(module)?;
-    if options.pack {
-        run_pass(module, "pack", pack::run)?;
+    if options.vectorize {
+        run_pass(module, "vectorize", vectorize::run)?;
         rounds += cleanup(module)?;
     }
     if run_pass(module, "scaled", scaled::run)? {

@@ -13,9 +13,9 @@
 //!   through locals, `exits` makes the exits structured, `mem2reg` makes SSA again.
 //!   [`remaining`] names any left for the back end's error.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
+use crate::analysis::regions::Regions;
 use crate::func::{BlockId, Function, Structure, Terminator};
-use crate::regions::Regions;
 use crate::span::Span;
 
 /// The loops that cannot repeat: header, merge.

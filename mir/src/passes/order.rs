@@ -4,7 +4,7 @@
 
 use crate::hash::HashSet;
 
-use crate::cfg::reverse_post_order;
+use crate::analysis::cfg::reverse_post_order;
 use crate::func::{BlockId, Function, Structure};
 
 /// Reorders the layout. Returns whether it changed.

@@ -4,9 +4,9 @@
 //! does not fit the registers: it trades instructions for live ranges. Not part of the
 //! default pipeline.
 
+use crate::analysis::liveness::is_temporary;
 use crate::func::{Function, InstId, Value};
 use crate::inst::{Op, Operand};
-use crate::liveness::is_temporary;
 
 /// Recomputes each such value at its readers. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {

@@ -4,7 +4,7 @@
 //! two or three moves). Hand-written PICA200 code does exactly this (`mul o, k.ywyx, v.xyy`).
 //!
 //! `0 * x` is 0 only for finite `x`, so the vector must not be one that may be infinite or
-//! NaN ([`super::finite`]). It runs after the passes that read constructs' lanes (the
+//! NaN ([`crate::analysis::finite`]). It runs after the passes that read constructs' lanes (the
 //! matrix pass, `dph`), and leaves alone a construct that a dot product reads, whose zero
 //! lane those use.
 
@@ -12,8 +12,8 @@ use crate::func::Function;
 use crate::inst::{Op, Operand};
 use crate::types::{Swizzle, Ty};
 
-use super::finite::maybe_non_finite;
-use super::fold::lane;
+use crate::analysis::constants::lane;
+use crate::analysis::finite::maybe_non_finite;
 
 /// Rewrites such constructs. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {

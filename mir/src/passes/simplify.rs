@@ -18,7 +18,7 @@ use crate::func::{Function, Replacements};
 use crate::inst::{CmpOp, Op, Operand};
 use crate::types::{Swizzle, Ty};
 
-use super::fold::{constant_n, is_power_of_two, lane};
+use crate::analysis::constants::{constant_n, is_power_of_two, lane};
 
 /// Simplifies what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {

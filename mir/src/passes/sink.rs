@@ -10,8 +10,8 @@
 
 use crate::hash::HashSet;
 
+use crate::analysis::liveness::{is_temporary, live_in};
 use crate::func::{BlockId, Function, Value};
-use crate::liveness::{is_temporary, live_in};
 
 /// Sinks what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {

@@ -10,13 +10,13 @@
 //! (built once, where it dominates them all). Only adds of one block that nothing else
 //! reads are absorbed; a multiply feeding an add is left to multiply-add fusion.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, InstId, Value, ValueDef};
 use crate::hash::{HashMap, HashSet};
 use crate::inst::{Op, Operand};
 use crate::types::{Swizzle, Ty};
 
-use super::fold::lane;
+use crate::analysis::constants::lane;
 
 /// A term: a lane of a value, with `abs` or not.
 type Term = (Value, u8, bool);

@@ -9,7 +9,7 @@
 //! (the "holes", each a new parameter). Each side's instructions must be its own: in that
 //! side's block and read only by the tail.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, InstId, Structure, Terminator, Value, ValueDef};
 use crate::hash::HashMap;
 use crate::inst::{Op, Operand};

@@ -837,9 +837,9 @@ fn pack_puts_independent_scalars_in_one_instruction() {
         vec![[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]],
         vec![[-1.5, 0.0, 0.25, 9.0], [2.0, -3.0, 0.5, -1.0]],
     ];
-    let before = crate::liveness::pressure(&m.function);
+    let before = crate::analysis::liveness::pressure(&m.function);
     let pack_then_dce = |f: &mut Function| {
-        let changed = pack::run(f);
+        let changed = vectorize::run(f);
         dce::run(f);
         changed
     };
@@ -850,7 +850,7 @@ fn pack_puts_independent_scalars_in_one_instruction() {
     assert!(t.contains("vec2 = mul v0.yw, v"), "{t}");
     assert!(t.contains("const 2.0, 3.0"), "{t}");
     assert_eq!(t.matches("= mul").count(), 2, "{t}");
-    let after = crate::liveness::pressure(&m.function);
+    let after = crate::analysis::liveness::pressure(&m.function);
     assert!(after.values < before.values, "{before:?} -> {after:?}\n{t}");
 }
 
@@ -872,7 +872,7 @@ fn pack_leaves_dependent_and_mismatched_operations_alone() {
     ret(f, e, out);
     assert!(!check(
         &mut m,
-        pack::run,
+        vectorize::run,
         &[vec![[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]
     ));
 }
@@ -933,7 +933,7 @@ fn sink_moves_work_to_its_use_without_lengthening_operands() {
     let u1 = op(f, e, Op::Add, vec![s3, t1], 4);
     let u2 = op(f, e, Op::Add, vec![u1, t2], 4);
     ret(f, e, u2);
-    let before = crate::liveness::pressure(&m.function);
+    let before = crate::analysis::liveness::pressure(&m.function);
     assert!(check(
         &mut m,
         sink::run,
@@ -943,7 +943,7 @@ fn sink_moves_work_to_its_use_without_lengthening_operands() {
     let mul = t.find("= mul").unwrap();
     let cos = t.find("= cos").unwrap();
     assert!(mul > cos, "the multiply moves to just before its use:\n{t}");
-    let after = crate::liveness::pressure(&m.function);
+    let after = crate::analysis::liveness::pressure(&m.function);
     assert!(after.values < before.values, "{before:?} -> {after:?}");
     // A second run finds nothing to do.
     assert!(!sink::run(&mut m.function));
@@ -1420,7 +1420,7 @@ fn a_divisor_that_cannot_be_zero_makes_nothing_infinite() {
     let out2 = op(f, e, Op::Construct, vec![rsq_floor, root, root, root], 4);
     let sum = op(f, e, Op::Add, vec![out, out2], 4);
     ret(f, e, sum);
-    let unsafe_values = finite::maybe_non_finite(&m.function);
+    let unsafe_values = crate::analysis::finite::maybe_non_finite(&m.function);
     for (v, may) in [
         (guarded, false),
         (rsq_floor, false),
@@ -1573,7 +1573,7 @@ fn pack_follows_two_chains_to_their_ends() {
     ret(f, e, out);
     let cases = [vec![[0.25, -0.5, 3.0, 4.0]], vec![[-0.125, 0.75, 0.0, 9.0]]];
     let pack_then_dce = |f: &mut Function| {
-        let changed = pack::run(f);
+        let changed = vectorize::run(f);
         dce::run(f);
         changed
     };
@@ -1634,7 +1634,7 @@ fn a_comparison_of_an_infinite_value_is_finite() {
     let risky = op(f, e, Op::Select, vec![c, r, l(3)], 1);
     let out = op(f, e, Op::Construct, vec![flag, picked, risky, flag], 4);
     ret(f, e, out);
-    let unsafe_values = finite::maybe_non_finite(&m.function);
+    let unsafe_values = crate::analysis::finite::maybe_non_finite(&m.function);
     for (v, may) in [
         (r, true),
         (c, false),

@@ -8,7 +8,7 @@
 //! loop and so outside the `if` (spirv-opt puts the code after a loop there). The innermost
 //! construct of a block is the one with the deepest header.
 
-use crate::cfg::Dominators;
+use crate::analysis::cfg::Dominators;
 use crate::func::{BlockId, Function, Structure};
 
 /// One construct.

@@ -1,4 +1,4 @@
-//! Lane packing: independent lane-wise instructions of one kind in a block, whose lanes
+//! Vectorising: independent lane-wise instructions of one kind in a block, whose lanes
 //! fit in one vec4, become one instruction (superword-level parallelism, as LLVM's SLP
 //! vectoriser does for wide machines). `a = x.x * k.y; b = x.z * k.w` becomes
 //! `p = x.xz * k.yw`, with `a` and `b` read as `p.x` and `p.y`.
@@ -22,7 +22,7 @@ use crate::func::{BlockId, Function, InstId, Value};
 use crate::inst::{Op, Operand};
 use crate::types::{Kind, Swizzle, Ty};
 
-use super::fold::constant_n;
+use crate::analysis::constants::constant_n;
 
 /// How far ahead a partner is looked for.
 const WINDOW: usize = 64;

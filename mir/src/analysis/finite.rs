@@ -20,7 +20,7 @@ use crate::hash::HashSet;
 use crate::func::{Function, Value};
 use crate::inst::{CmpOp, Op, Operand};
 
-use super::fold::lane;
+use crate::analysis::constants::lane;
 
 /// The values that may be non-finite.
 pub fn maybe_non_finite(f: &Function) -> HashSet<Value> {

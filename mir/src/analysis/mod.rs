@@ -1,0 +1,16 @@
+//! Analyses: what the passes and the back ends ask of a function without changing it. The
+//! rewrites that use them live in [`crate::passes`].
+//!
+//! - [`cfg`](mod@cfg): reverse post-order and dominators;
+//! - [`regions`]: the structured constructs and how they nest;
+//! - [`liveness`]: values live at once (register pressure);
+//! - [`finite`]: values that may be infinite or NaN;
+//! - [`trips`]: loops with a trip count known at compile time;
+//! - [`constants`]: lanes known at compile time.
+
+pub mod cfg;
+pub mod constants;
+pub mod finite;
+pub mod liveness;
+pub mod regions;
+pub mod trips;
