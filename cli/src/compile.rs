@@ -4,7 +4,8 @@
 use frontend_spirv::entry::{self, Stage};
 use frontend_spirv::{Input, ValidModule};
 use machine::reflect::Reflection;
-use mir::Diagnostics;
+use mir::passes::pipeline::StepRef;
+use mir::{Diagnostic, Diagnostics};
 
 use crate::error::{Error, ErrorKind};
 
@@ -590,18 +591,77 @@ pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> 
     crate::error::guarded(source.name, || mir_text_unguarded(source, options))
 }
 
+/// [`mir_text`] after step `step` of the pipeline (its number or its name, as
+/// [`pipeline_text`] prints them) instead of at its end: `--emit mir --after STEP`.
+///
+/// ```
+/// use spv2retro::{Options, Source, Stage, mir_text_after};
+/// let vert = "#version 450\nlayout(location = 0) in vec4 p;\n\
+///             void main() { gl_Position = p * 2.0; }";
+/// let text = mir_text_after(Source::glsl(vert, Stage::Vertex), &Options::pica(), "mem2reg")?;
+/// assert!(text.contains("mul"));
+/// # Ok::<(), spv2retro::Error>(())
+/// ```
+pub fn mir_text_after(source: Source<'_>, options: &Options, step: &str) -> Result<String, Error> {
+    crate::error::guarded(source.name, || {
+        let found = match options.target {
+            Target::Pica => pica_pipeline().find(&StepRef::parse(step)),
+            Target::Agal => {
+                backend_agal::codegen::pipeline(options.profile).find(&StepRef::parse(step))
+            }
+        };
+        let number = found.map_err(|message| {
+            let d = Diagnostic::error("pipeline.option", format!("--after {step}: {message}"));
+            Error::rejected(Diagnostics(vec![d]), source.name, None)
+        })?;
+        mir_text_at(source, options, Some(number))
+    })
+}
+
+/// The pass pipeline the back end for `options.target` runs (its first try; AGAL's for
+/// `options.profile`), one numbered step per line, then what the clean-up runs: what
+/// `--print-pipeline` prints.
+pub fn pipeline_text(options: &Options) -> String {
+    let (steps, retries) = match options.target {
+        Target::Pica => (
+            pica_pipeline().to_string(),
+            backend_pica::codegen::prepare::RETRIES,
+        ),
+        Target::Agal => (
+            backend_agal::codegen::pipeline(options.profile).to_string(),
+            backend_agal::codegen::prepare::RETRIES,
+        ),
+    };
+    format!("{steps}{retries}")
+}
+
+fn pica_pipeline() -> backend_pica::codegen::prepare::Pipeline {
+    backend_pica::codegen::prepare::pipeline(backend_pica::codegen::prepare::Try::FIRST, None)
+}
+
 fn mir_text_unguarded(source: Source<'_>, options: &Options) -> Result<String, Error> {
+    mir_text_at(source, options, None)
+}
+
+fn mir_text_at(
+    source: Source<'_>,
+    options: &Options,
+    stop: Option<usize>,
+) -> Result<String, Error> {
     let lowered = lower(source, options)?;
     let name = source.name;
-    let m = match options.target {
-        Target::Pica => backend_pica::codegen::prepare::prepare(&lowered.mir).map_err(|d| {
-            Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref())
-        })?,
-        Target::Agal => backend_agal::codegen::prepare(&lowered.mir, &options.agal_options())
-            .map_err(|d| {
-                Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref())
-            })?,
+    let prepared = match options.target {
+        Target::Pica => backend_pica::codegen::prepare::prepare_until(
+            &lowered.mir,
+            backend_pica::codegen::prepare::Try::FIRST,
+            stop,
+        ),
+        Target::Agal => {
+            backend_agal::codegen::prepare_until(&lowered.mir, &options.agal_options(), stop)
+        }
     };
+    let m = prepared
+        .map_err(|d| Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref()))?;
     Ok(mir::print::print_module(&m))
 }
 

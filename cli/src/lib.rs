@@ -66,7 +66,7 @@ pub mod cli;
 
 pub use compile::{
     Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
-    compile_pair, mir_text,
+    compile_pair, mir_text, mir_text_after, pipeline_text,
 };
 pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
 

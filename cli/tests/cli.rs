@@ -862,3 +862,46 @@ fn a_matrix_layout_in_glsl_text_is_kept_or_refused_by_name() {
         assert!(!target.exists());
     }
 }
+
+#[test]
+fn the_pipeline_is_printed_and_stopped_after_a_step() {
+    for (bin, extra) in [(PICA, &[][..]), (AGAL, &["--profile", "standard"][..])] {
+        let mut args = vec!["--print-pipeline"];
+        args.extend(extra);
+        let out = run(bin, &args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let listing = stdout(&out);
+        assert!(listing.starts_with("  1  "), "{listing}");
+        assert!(listing.contains(" mem2reg "), "{listing}");
+        assert!(listing.contains("clean-up: fold"), "{listing}");
+    }
+    let path = fixture("glsl/mvp_color.vert.spv");
+    let shown = path.to_str().unwrap();
+    let out = run(
+        PICA,
+        &[shown, "--emit", "mir", "--after", "once", "-o", "-"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("vertex \"main\""));
+    // Not the MIR: the option has nothing to show.
+    let out = run(PICA, &[shown, "--after", "once", "--check"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("needs --emit mir"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        PICA,
+        &[shown, "--emit", "mir", "--after", "mem", "-o", "-"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error[pipeline.option]: --after mem: there is no step 'mem'"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}

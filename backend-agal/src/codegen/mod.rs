@@ -138,14 +138,25 @@ fn limit(message: String) -> Diagnostic {
 
 /// The module as the selector receives it (what `--emit mir` prints).
 pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics> {
-    interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
-    let linked = position::link(module, options.position_varying)?;
-    let module = linked.as_ref().unwrap_or(module);
-    let (completed, _) = required::complete(module).map_err(Diagnostics)?;
-    let module = completed.as_ref().unwrap_or(module);
-    prepare::prepare(module, options.profile, Ifs::Small)
+    prepare_until(module, options, None)
+}
+
+/// [`prepare`], stopping after step number `stop` of [`pipeline`] (what `--emit mir --after
+/// STEP` prints).
+pub fn prepare_until(
+    module: &Module,
+    options: &Options,
+    stop: Option<usize>,
+) -> Result<Module, Diagnostics> {
+    prepare::prepare_until(module, options, Ifs::Small, stop)
         .map(|p| p.module)
         .map_err(Diagnostics)
+}
+
+/// The pipeline [`prepare`] runs for `profile` (the first try), as `--print-pipeline` shows
+/// it.
+pub fn pipeline(profile: Profile) -> prepare::Pipeline {
+    prepare::pipeline(profile, Ifs::Small)
 }
 
 /// Why one try of [`compile`] failed.
@@ -214,12 +225,8 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
 fn compile_once(module: &Module, options: &Options, ifs: Ifs) -> Result<Compiled, Failure> {
     let profile = options.profile;
     let limits = profile.limits();
-    interface::stage(module).map_err(|d| Diagnostics::from(*d))?;
-    let linked = position::link(module, options.position_varying)?;
-    let module = linked.as_ref().unwrap_or(module);
-    let (completed, warnings) = required::complete(module).map_err(Diagnostics)?;
-    let module = completed.as_ref().unwrap_or(module);
-    let prepared = prepare::prepare(module, profile, ifs).map_err(Diagnostics)?;
+    let prepared = prepare::prepare(module, options, ifs).map_err(Diagnostics)?;
+    let warnings = prepared.warnings.clone();
     let mut m = prepared.module.clone();
     let iface = interface::assign(&m, profile, &options.samplers).map_err(Diagnostics)?;
     let temps = usize::from(limits.temporaries);

@@ -23,9 +23,10 @@ use mir::func::{Function, Replacements, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};
 use mir::module::Module;
 use mir::passes::expand::Expand;
-use mir::passes::{IfConversion, Options, optimize_with};
+use mir::passes::pipeline::{Step, Stopped};
+use mir::passes::{IfConversion, Options};
 use mir::types::{Swizzle, Ty};
-use mir::{Diagnostic, Span};
+use mir::{Diagnostic, Diagnostics, Span};
 
 use crate::header::Version;
 use crate::limits::Profile;
@@ -40,6 +41,8 @@ pub struct Prepared {
     /// Whether an AGAL 2 or 3 program had its `if`s flattened (some `if` broke Flash's rules
     /// for conditional blocks).
     pub flattened: bool,
+    /// What the interface steps warned about (colour outputs left unwritten).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Which `if`s of an AGAL 2 or 3 program become selects (AGAL 1 has no branches: all).
@@ -100,64 +103,202 @@ pub fn passes_with(ifs: Ifs) -> Options {
     }
 }
 
+/// What AGAL's own steps keep between them.
+#[derive(Clone, Debug)]
+pub struct Cx {
+    /// The profile compiled for.
+    pub profile: Profile,
+    /// Whether the profile has branches (AGAL 2 and 3).
+    branches: bool,
+    /// Whether every `if` is flattened although the profile has branches.
+    flattened: bool,
+    /// Each bool uniform's bool register and the constant register now holding it.
+    bool_registers: Vec<(u32, u32)>,
+    /// The varying that passes the position on for `gl_FragCoord` (see
+    /// [`super::position`]).
+    position_varying: Option<u16>,
+    /// What the interface steps warned about.
+    warnings: Vec<Diagnostic>,
+}
+
+/// Why AGAL's steps stopped the pipeline.
+#[derive(Clone, Debug)]
+pub enum Refusal {
+    /// The program cannot run on AGAL.
+    Errors(Vec<Diagnostic>),
+    /// Some `if` kept as a branch breaks Flash's rules for conditional blocks: the whole
+    /// program is prepared again with every `if` flattened.
+    Flatten,
+}
+
+/// What [`super::compile`] tries beside the first try, as `--print-pipeline` says it.
+pub const RETRIES: &str = "\
+if an if kept as a branch breaks Flash's rules for conditional blocks: again with every if flattened
+AGAL 2 and 3, with ifs or selects: again converting only ifs that compute nothing, selects as branches; the shorter program is kept
+";
+
+/// AGAL's pipeline, as `--print-pipeline` shows it.
+pub type Pipeline = mir::passes::pipeline::Pipeline<Cx, Refusal>;
+
+/// The pipeline for `profile` with the `if`s that `ifs` says converted: bool uniforms as
+/// float registers, the shared passes, then this back end's checks and rewrites (see the
+/// module comment).
+pub fn pipeline(profile: Profile, ifs: Ifs) -> Pipeline {
+    let branches = profile.version() >= Version::V2;
+    let options = passes_with(if branches { ifs } else { Ifs::All });
+    Pipeline::shared(options)
+        .prepend(vec![
+            Step::target(
+                "agal.stage",
+                "Stage3D runs vertex and fragment programs",
+                |m, _: &mut Cx| {
+                    super::interface::stage(m).map_err(|d| Refusal::Errors(vec![*d]))?;
+                    Ok(false)
+                },
+            ),
+            Step::target(
+                "agal.position",
+                "gl_FragCoord is computed from the position the vertex program passes on",
+                |m, cx| {
+                    let linked = super::position::link(m, cx.position_varying)
+                        .map_err(|d: Diagnostics| Refusal::Errors(d.0))?;
+                    Ok(linked.map(|l| *m = l).is_some())
+                },
+            ),
+            Step::target(
+                "agal.required-outputs",
+                "a fragment program's colour outputs are written without gaps (zeros)",
+                |m, cx| {
+                    let (completed, warnings) =
+                        super::required::complete(m).map_err(Refusal::Errors)?;
+                    cx.warnings = warnings;
+                    Ok(completed.map(|c| *m = c).is_some())
+                },
+            ),
+            Step::target(
+                "agal.bool-uniforms",
+                "bool uniforms take float registers after the others and read as x != 0",
+                |m, cx| {
+                    cx.bool_registers = bool_uniforms(m);
+                    Ok(!cx.bool_registers.is_empty())
+                },
+            ),
+        ])
+        .append(vec![
+            Step::target(
+                "agal.conditional-blocks",
+                "an if that breaks Flash's rules for conditional blocks flattens them all",
+                |m, cx| {
+                    let flatten =
+                        cx.branches && !cx.flattened && needs_flattening(&m.function, cx.profile);
+                    if flatten {
+                        Err(Refusal::Flatten)
+                    } else {
+                        Ok(false)
+                    }
+                },
+            ),
+            Step::target(
+                "agal.loops",
+                "refuses loops left and branches where the program cannot branch",
+                |m, cx| {
+                    let mut errors = loops(&m.function);
+                    // A loop left over keeps its own branch: the loop's error says it all.
+                    if errors.is_empty() && (!cx.branches || cx.flattened) {
+                        errors.extend(branches_left(&m.function));
+                    }
+                    if errors.is_empty() {
+                        Ok(false)
+                    } else {
+                        Err(Refusal::Errors(errors))
+                    }
+                },
+            ),
+            Step::target(
+                "agal.finite-blends",
+                "a value that may be infinite is clamped before a flag multiplies it",
+                |m, _| Ok(finite_blends(&mut m.function)),
+            ),
+            // After the blends' clamps, which look for the flags this replaces.
+            Step::target(
+                "agal.bool-flags",
+                "a blend's flag float(u.x != 0) of a bool uniform is u.x itself",
+                |m, cx| Ok(bool_flags(&mut m.function, &cx.bool_registers)),
+            ),
+            Step::target(
+                "agal.dph-rows",
+                "the dph rows of a matrix become dot4s of one vec4(p, 1), to fuse into m44",
+                |m, _| Ok(dph_rows(&mut m.function)),
+            ),
+        ])
+}
+
 /// Runs the pipeline and this back end's rewrites.
 ///
 /// `ifs` says which `if`s of an AGAL 2 or 3 program become selects ([`Ifs::All`]: the
 /// compiler's try when the program with branches broke one of Flash's rules).
-pub fn prepare(module: &Module, profile: Profile, ifs: Ifs) -> Result<Prepared, Vec<Diagnostic>> {
-    let mut m = module.clone();
-    let bool_registers = bool_uniforms(&mut m);
-    let branches = profile.version() >= Version::V2;
-    let flatten = ifs == Ifs::All;
-    let mut run = optimise(&m, if branches { ifs } else { Ifs::All })?;
-    let mut flattened = branches && flatten;
-    if branches && !flatten && needs_flattening(&run.function, profile) {
-        run = optimise(&m, Ifs::All)?;
-        flattened = true;
-    }
-    let mut errors = loops(&run.function);
-    // A loop left over keeps its own branch: the loop's error says it all.
-    if errors.is_empty() && (!branches || flattened) {
-        errors.extend(branches_left(&run.function));
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    finite_blends(&mut run.function);
-    // After the blends' clamps, which look for the flags `bool_flags` replaces.
-    bool_flags(&mut run.function, &bool_registers);
-    dph_rows(&mut run.function);
-    if cfg!(debug_assertions) {
-        mir::verify::verify(&run).map_err(|e| {
-            vec![Diagnostic::error(
-                "agal.internal",
-                format!("internal error (this is a bug): after the AGAL rewrites: {e}"),
-            )]
-        })?;
-    }
-    Ok(Prepared {
-        module: run,
-        bool_registers,
-        flattened,
-    })
+pub fn prepare(
+    module: &Module,
+    options: &super::Options,
+    ifs: Ifs,
+) -> Result<Prepared, Vec<Diagnostic>> {
+    prepare_until(module, options, ifs, None)
 }
 
-fn optimise(m: &Module, ifs: Ifs) -> Result<Module, Vec<Diagnostic>> {
-    let mut run = m.clone();
-    optimize_with(&mut run, &passes_with(ifs)).map_err(|e| {
-        vec![Diagnostic::error(
+/// [`prepare`], stopping after step number `stop` of [`pipeline`] when given (what `--emit
+/// mir --after STEP` prints).
+pub fn prepare_until(
+    module: &Module,
+    options: &super::Options,
+    ifs: Ifs,
+    stop: Option<usize>,
+) -> Result<Prepared, Vec<Diagnostic>> {
+    let profile = options.profile;
+    let branches = profile.version() >= Version::V2;
+    let run = |ifs: Ifs| {
+        let mut m = module.clone();
+        let mut cx = Cx {
+            profile,
+            branches,
+            flattened: branches && ifs == Ifs::All,
+            bool_registers: Vec::new(),
+            position_varying: options.position_varying,
+            warnings: Vec::new(),
+        };
+        pipeline(profile, ifs)
+            .run(&mut m, &mut cx, stop)
+            .map(|_| (m, cx))
+    };
+    let ran = match run(ifs) {
+        Err(Stopped::Target(Refusal::Flatten)) => run(Ifs::All),
+        ran => ran,
+    };
+    match ran {
+        Ok((module, cx)) => Ok(Prepared {
+            module,
+            bool_registers: cx.bool_registers,
+            flattened: cx.flattened,
+            warnings: cx.warnings,
+        }),
+        Err(Stopped::Target(Refusal::Errors(errors))) => Err(errors),
+        Err(Stopped::Target(Refusal::Flatten)) => Err(vec![Diagnostic::error(
+            "agal.internal",
+            "internal error (this is a bug): the flattened program still breaks the rules \
+             for conditional blocks",
+        )]),
+        Err(Stopped::Verify(e)) => Err(vec![Diagnostic::error(
             "agal.internal",
             format!("internal error (this is a bug): {e}"),
-        )]
-    })?;
-    Ok(run)
+        )]),
+    }
 }
 
 /// A bool uniform's register holds 1.0 or 0.0 (the interface contract), so the flag a blend
 /// multiplies by, `float(u.x != 0)`, is `u.x` itself, and `float(u.x == 0)` is `1 - u.x`:
 /// no comparison (and no copy of the 0 it compares with, a second constant operand).
-fn bool_flags(f: &mut Function, bool_registers: &[(u32, u32)]) {
+fn bool_flags(f: &mut Function, bool_registers: &[(u32, u32)]) -> bool {
     let floats: Vec<u32> = bool_registers.iter().map(|&(_, r)| r).collect();
+    let mut changed = false;
     let mut replace = Replacements::default();
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
@@ -201,13 +342,14 @@ fn bool_flags(f: &mut Function, bool_registers: &[(u32, u32)]) {
                 let one = Operand::new(f.insts[one].results[0]);
                 f.insts[i].op = Op::Sub;
                 f.insts[i].args = vec![one, flag];
+                changed = true;
             } else {
                 replace.insert(r, flag);
             }
         }
     }
-    replace.finish(f);
-    mir::passes::dce::run(f);
+    changed |= replace.finish(f);
+    mir::passes::dce::run(f) | changed
 }
 
 /// Gives every bool uniform a float register after the others and reads it as `x != 0`.
@@ -350,7 +492,8 @@ fn first_span(f: &Function, b: mir::BlockId) -> Span {
 /// NaN on AGAL's IEEE hardware, so an arm not taken would poison the result.
 /// `min(MAX, max(-MAX, x))` is `x` for finite `x`, ±MAX for ±inf and -MAX for NaN (`max`
 /// returns its first operand when either is NaN).
-fn finite_blends(f: &mut Function) {
+fn finite_blends(f: &mut Function) -> bool {
+    let mut changed = false;
     let non_finite = mir::analysis::finite::maybe_non_finite(f);
     for b in f.layout.clone() {
         let old = std::mem::take(&mut f.blocks[b].insts);
@@ -388,15 +531,18 @@ fn finite_blends(f: &mut Function) {
                 );
                 out.extend([hi, lo, floor, clamp]);
                 f.insts[i].args[other] = Operand::new(f.insts[clamp].results[0]);
+                changed = true;
             }
             out.push(i);
         }
         f.blocks[b].insts = out;
     }
+    changed
 }
 
 /// Rewrites the `dph` rows of a matrix (see the module comment).
-fn dph_rows(f: &mut Function) {
+fn dph_rows(f: &mut Function) -> bool {
+    let mut changed = false;
     let uses = f.use_counts();
     for b in f.layout.clone() {
         let mut k = 0;
@@ -433,8 +579,10 @@ fn dph_rows(f: &mut Function) {
                 .unwrap_or(0);
             f.blocks[b].insts.splice(at..at, [one, v]);
             k += 2;
+            changed = true;
         }
     }
+    changed
 }
 
 /// The `dph` instructions of lanes 0, 1, 2 (and 3) of a construct when they are rows of one

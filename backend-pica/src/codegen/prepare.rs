@@ -4,8 +4,9 @@
 use mir::analysis::constants::{constant_n, is_power_of_two};
 use mir::func::{Function, compose};
 use mir::inst::{Op, Operand};
+use mir::passes::Options;
 use mir::passes::expand::Expand;
-use mir::passes::{Options, optimize_with};
+use mir::passes::pipeline::{Step, Stopped};
 use mir::types::Ty;
 use mir::{Diagnostic, Diagnostics, Module, Stage};
 
@@ -68,65 +69,124 @@ impl Try {
     };
 }
 
+/// What [`super::compile`] tries when the first try's program is refused, as
+/// `--print-pipeline` says it.
+pub const RETRIES: &str = "\
+if a loop is left from inside an if: again with the loop's breaks predicated (steps bounds and breaks added)
+if a limit is broken: again without pica.affine-scalars
+";
+
+/// The PICA200's pipeline, as `--print-pipeline` shows it.
+pub type Pipeline = mir::passes::pipeline::Pipeline<(), Vec<Diagnostic>>;
+
+/// The pipeline of one [`Try`] for a program that emits at most `max_vertices` vertices (a
+/// geometry program; `None` for a vertex program): the stage check, the shared passes, and
+/// this machine's rewrites and checks.
+pub fn pipeline(attempt: Try, max_vertices: Option<u32>) -> Pipeline {
+    let mut options = passes();
+    options.predicate_breaks |= attempt.predicate_breaks;
+    if let Some(most) = max_vertices {
+        // A SETEMIT's slot is an immediate, so a loop that emits must unroll: as many trips
+        // as the program may emit vertices (a ring of 17 quads' edges is 34), within the
+        // geometry unit's 4096 words.
+        options.unroll_trips = options.unroll_trips.max(most.min(256));
+        options.unroll_budget = options.unroll_budget.max(2048);
+    }
+    let mut own = vec![Step::target(
+        "pica.scaled-input-sums",
+        "(a + b) * k of two inputs and a power of two becomes mad(a, k, b * k)",
+        |m, _| Ok(split_scaled_input_sums(&mut m.function)),
+    )];
+    if attempt.affine {
+        own.push(Step::target(
+            "pica.affine-scalars",
+            "a scalar x * k1 + k2 of two literals becomes one dph",
+            |m, _| Ok(affine_scalars(&mut m.function)),
+        ));
+    }
+    own.push(Step::target(
+        "pica.loops-left",
+        "refuses a loop that always leaves on its first trip from inside an if",
+        |m, _| loops_left(m).map(|()| false),
+    ));
+    Pipeline::shared(options)
+        .prepend(vec![Step::target(
+            "pica.stage",
+            "the PICA200 runs vertex and geometry programs (a geometry program's own rules)",
+            |m, _| stage(m).map(|()| false),
+        )])
+        .append(own)
+}
+
 /// [`prepare`] for one [`Try`].
 pub fn prepare_with(module: &Module, attempt: Try) -> Result<Module, Diagnostics> {
+    prepare_until(module, attempt, None)
+}
+
+/// [`prepare_with`], stopping after step number `stop` of [`pipeline`] when given (what
+/// `--emit mir --after STEP` prints).
+pub fn prepare_until(
+    module: &Module,
+    attempt: Try,
+    stop: Option<usize>,
+) -> Result<Module, Diagnostics> {
+    let mut m = module.clone();
+    let most =
+        (module.stage == Stage::Geometry).then(|| module.geometry.map_or(0, |g| g.max_vertices));
+    pipeline(attempt, most)
+        .run(&mut m, &mut (), stop)
+        .map_err(|e| match e {
+            Stopped::Verify(e) => Diagnostics(vec![Diagnostic::error(
+                "pica.internal",
+                format!("internal error (this is a bug): {e}"),
+            )]),
+            Stopped::Target(errors) => Diagnostics(errors),
+        })?;
+    Ok(m)
+}
+
+/// The stage check: a vertex program, or a geometry program that keeps the geometry
+/// unit's rules.
+fn stage(module: &Module) -> Result<(), Vec<Diagnostic>> {
     if module.stage == Stage::Geometry {
-        super::geometry::check(module).map_err(|d| Diagnostics(vec![*d]))?;
+        super::geometry::check(module).map_err(|d| vec![*d])
     } else if module.stage != Stage::Vertex {
-        return Err(Diagnostics(vec![Diagnostic::error(
+        Err(vec![Diagnostic::error(
             "pica.stage",
             format!(
                 "{} programs are not supported: the PICA200 back end compiles vertex programs",
                 module.stage.name()
             ),
-        )]));
-    }
-    let mut m = module.clone();
-    let mut options = passes();
-    options.predicate_breaks |= attempt.predicate_breaks;
-    if module.stage == Stage::Geometry {
-        // A SETEMIT's slot is an immediate, so a loop that emits must unroll: as many trips
-        // as the program may emit vertices (a ring of 17 quads' edges is 34), within the
-        // geometry unit's 4096 words.
-        let most = module.geometry.map_or(0, |g| g.max_vertices);
-        options.unroll_trips = options.unroll_trips.max(most.min(256));
-        options.unroll_budget = options.unroll_budget.max(2048);
-    }
-    optimize_with(&mut m, &options).map_err(|e| {
-        Diagnostics(vec![Diagnostic::error(
-            "pica.internal",
-            format!("internal error (this is a bug): {e}"),
         )])
-    })?;
-    split_scaled_input_sums(&mut m.function);
-    if attempt.affine {
-        affine_scalars(&mut m.function);
+    } else {
+        Ok(())
     }
-    // A loop that folding left unable to repeat, left early from inside an `if`.
+}
+
+/// A loop that folding left unable to repeat, left early from inside an `if`.
+fn loops_left(m: &Module) -> Result<(), Vec<Diagnostic>> {
     let stuck = mir::passes::once::remaining(&m.function);
-    if !stuck.is_empty() {
-        return Err(Diagnostics(
-            stuck
-                .into_iter()
-                .map(|span| {
-                    Diagnostic::error(
-                        "pica.control-flow",
-                        "a loop whose body always leaves it on the first trip, through a \
-                         `break` inside an `if`, is not supported: write the body without \
-                         the loop",
-                    )
-                    .with_span(span)
-                })
-                .collect(),
-        ));
+    if stuck.is_empty() {
+        return Ok(());
     }
-    Ok(m)
+    Err(stuck
+        .into_iter()
+        .map(|span| {
+            Diagnostic::error(
+                "pica.control-flow",
+                "a loop whose body always leaves it on the first trip, through a `break` \
+                 inside an `if`, is not supported: write the body without the loop",
+            )
+            .with_span(span)
+        })
+        .collect())
 }
 
 /// `(a + b) * k` with `a` and `b` two inputs and `k` a power of two (a midpoint,
 /// `(v0 + v1) * 0.5`) becomes `mad(a, k, b * k)`, exactly the same: an instruction reads
 /// one input register at most, so the sum would need a move first (three words, now two).
-fn split_scaled_input_sums(f: &mut Function) {
+fn split_scaled_input_sums(f: &mut Function) -> bool {
+    let mut changed = false;
     let uses = f.use_counts();
     let is_input = |f: &Function, o: &Operand| {
         f.def_inst(o.value)
@@ -166,9 +226,11 @@ fn split_scaled_input_sums(f: &mut Function) {
             let t = f.insts[t].results[0];
             f.insts[i].op = Op::Mad;
             f.insts[i].args = vec![x, k, Operand::new(t)];
+            changed = true;
         }
     }
     mir::passes::dce::run(f);
+    changed
 }
 
 /// `x * k1 + k2` of a scalar with two literals is `dph(x.xxx, (k1, 0, 0, k2))`: a MAD reads
@@ -176,7 +238,8 @@ fn split_scaled_input_sums(f: &mut Function) {
 /// one literal moved into a temporary first; DPH reads the whole constant vector in one
 /// operand and adds its `w` (`0.5 * n.z + 0.5`, `3 - 2 * k`: one word, not two). The
 /// PICA200 gives `0 * inf = 0`, so the zero lanes cannot turn an infinite `x` into NaN.
-fn affine_scalars(f: &mut Function) {
+fn affine_scalars(f: &mut Function) -> bool {
+    let mut changed = false;
     for b in f.layout.clone() {
         for i in f.blocks[b].insts.clone() {
             let inst = &f.insts[i];
@@ -211,6 +274,8 @@ fn affine_scalars(f: &mut Function) {
             };
             f.insts[i].op = Op::Dph;
             f.insts[i].args = vec![x, Operand::new(f.insts[k].results[0])];
+            changed = true;
         }
     }
+    changed
 }

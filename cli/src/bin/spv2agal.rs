@@ -19,8 +19,8 @@ struct Cli {
     /// (`.spvasm`), GLSL (`.vert`, `.frag`, `.glsl`) or WGSL (`.wgsl`, both through naga's
     /// front ends), AGALMiniAssembler text (`.agalasm`) or AGAL bytes (`.agal`); `-` reads
     /// standard input (SPIR-V).
-    #[arg(value_name = "INPUT")]
-    input: std::path::PathBuf,
+    #[arg(value_name = "INPUT", required_unless_present = "print_pipeline")]
+    input: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     common: Common,
@@ -68,8 +68,9 @@ fn main() -> ExitCode {
 
 fn run() -> ExitCode {
     let cli = Cli::parse();
-    if cli.validate {
-        return driver::report("spv2agal", driver::validate_agal(&cli.input, cli.profile));
+    let input = cli.input.clone().unwrap_or_default();
+    if cli.validate && !cli.common.print_pipeline {
+        return driver::report("spv2agal", driver::validate_agal(&input, cli.profile));
     }
     let samplers = match cli
         .samplers
@@ -94,10 +95,12 @@ fn run() -> ExitCode {
         samplers,
         link: cli.link,
     });
-    driver::report(
-        "spv2agal",
-        driver::run(&cli.input, &cli.common, stage, &target),
-    )
+    let outcome = if cli.common.print_pipeline {
+        driver::print_pipeline(&cli.common, &target)
+    } else {
+        driver::run(&input, &cli.common, stage, &target)
+    };
+    driver::report("spv2agal", outcome)
 }
 
 #[cfg(test)]

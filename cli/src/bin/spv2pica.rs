@@ -28,7 +28,7 @@ struct Cli {
     /// `.glsl`, WGSL `.wgsl`; `-` reads SPIR-V from standard input) and picasso sources
     /// (`.pica`, `.v.pica`, `.g.pica`, `.vsh`, `.gsh`). Several make one .shbin with one
     /// DVLE per input.
-    #[arg(value_name = "INPUT", required = true)]
+    #[arg(value_name = "INPUT", required_unless_present = "print_pipeline")]
     inputs: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -62,6 +62,10 @@ fn main() -> ExitCode {
 
 fn run() -> ExitCode {
     let cli = Cli::parse();
+    if cli.common.print_pipeline {
+        let target = Target::Pica(cli.pica);
+        return driver::report("spv2pica", driver::print_pipeline(&cli.common, &target));
+    }
     let single_shader = cli.inputs.len() == 1
         && !driver::is_picasso_source(&cli.inputs[0])
         && cli.header.is_none()

@@ -39,6 +39,15 @@ pub struct Common {
     /// constant, as JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub reflect: Option<PathBuf>,
+
+    /// Print the target's pass pipeline (numbered steps, with what each does) and exit.
+    #[arg(long)]
+    pub print_pipeline: bool,
+
+    /// With `--emit mir`: the MIR after pipeline step STEP (its number, or its name when no
+    /// other step has it, as --print-pipeline shows) instead of at the pipeline's end.
+    #[arg(long, value_name = "STEP")]
+    pub after: Option<String>,
 }
 
 /// Parses `NAME[=VALUE]` for `-D`.

@@ -105,6 +105,12 @@ pub(crate) fn source<'a>(
     Ok(source.named(display))
 }
 
+/// Prints the pass pipeline of `target` (`--print-pipeline`).
+pub fn print_pipeline(common: &Common, target: &Target) -> Result<(), Failure> {
+    print!("{}", crate::pipeline_text(&target.options(common, None)));
+    Ok(())
+}
+
 /// Runs one compile.
 pub fn run(
     input: &Path,
@@ -127,8 +133,16 @@ pub fn run(
         Target::Pica(p) => p.emit == PicaEmit::Mir,
         Target::Agal(a) => a.emit == AgalEmit::Mir,
     };
+    if let (Some(step), false) = (&common.after, emits_mir) {
+        return Err(Failure::Other(anyhow::anyhow!(
+            "--after {step} shows the MIR after a pipeline step: it needs --emit mir"
+        )));
+    }
     if emits_mir {
-        let text = crate::mir_text(source, &options)?;
+        let text = match &common.after {
+            Some(step) => crate::mir_text_after(source, &options, step)?,
+            None => crate::mir_text(source, &options)?,
+        };
         if common.check {
             return Ok(());
         }

@@ -1,5 +1,6 @@
 //! The optimiser: small passes, each a function over the MIR that says whether it changed
-//! anything, run in a fixed order until nothing changes.
+//! anything. Their order is declared as data in [`pipeline`] (what `--print-pipeline`
+//! prints; the back ends add their own steps around it). What they do:
 //!
 //! ```text
 //! once      loops that cannot repeat (no reachable continue) become regions
@@ -56,6 +57,7 @@ pub mod narrow;
 pub mod once;
 pub mod order;
 pub mod params;
+pub mod pipeline;
 pub mod remat;
 pub mod scaled;
 pub mod simplify;
@@ -66,7 +68,7 @@ pub mod unroll;
 pub mod vectorize;
 
 use crate::module::Module;
-use crate::verify::{VerifyError, verify};
+use crate::verify::VerifyError;
 
 /// Target-dependent choices of the pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,96 +161,13 @@ pub fn optimize(module: &mut Module) -> Result<Stats, VerifyError> {
     optimize_with(module, &Options::default())
 }
 
-/// Runs the whole pipeline.
+/// Runs the shared pipeline (see [`pipeline::Pipeline::shared`]).
 pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, VerifyError> {
-    let before = module.function.inst_count();
-    let mut rounds = 0;
-    run_pass(module, "once", once::run_before_ssa)?;
-    if options.duplicate_joins {
-        run_pass(module, "fallthrough", fallthrough::run)?;
-    }
-    run_pass(module, "exits", exits::run)?;
-    run_pass(module, "mem2reg", mem2reg::run)?;
-    rounds += cleanup(module)?;
-    if options.predicate_breaks {
-        let changed = bounds::run(module);
-        check(module, "bounds", changed)?;
-    }
-    if options.predicate_breaks && run_pass(module, "breaks", breaks::run)? {
-        run_pass(module, "exits", exits::run)?;
-        run_pass(module, "mem2reg", mem2reg::run)?;
-        rounds += cleanup(module)?;
-    }
-    if options.unroll_trips > 0 {
-        let (trips, budget) = (options.unroll_trips, options.unroll_budget);
-        let changed = unroll::run(&mut module.function, trips, budget);
-        check(module, "unroll", changed)?;
-        rounds += cleanup(module)?;
-    }
-    run_pass(module, "matrix", matrix::run)?;
-    rounds += cleanup(module)?;
-    if run_pass(module, "tails", tails::run)? {
-        rounds += cleanup(module)?;
-    }
-    if options.native_dph && run_pass(module, "homogeneous", homogeneous::run)? {
-        rounds += cleanup(module)?;
-    }
-    if options.if_conversion != IfConversion::Off {
-        let cost = match options.if_conversion {
-            IfConversion::UpTo(n) => Some(n),
-            _ => None,
-        };
-        let keep_uniform = options.keep_uniform_branches;
-        loop {
-            let changed = ifconvert::run(&mut module.function, cost, keep_uniform);
-            check(module, "ifconvert", changed)?;
-            rounds += cleanup(module)?;
-            if !changed {
-                break;
-            }
-        }
-    }
-    // Expansions make bools (roundEven's tie test), and the bools pass makes operations
-    // that may need expanding (its blends' multiply-adds): expand on both sides of it.
-    let what = options.expand;
-    let changed = expand::run(&mut module.function, &what);
-    check(module, "expand", changed)?;
-    if options.float_bools {
-        let branches = options.if_conversion != IfConversion::All;
-        let changed = bools::run_with(&mut module.function, branches, options.branch_selects);
-        check(module, "bools", changed)?;
-        let changed = expand::run(&mut module.function, &what);
-        check(module, "expand", changed)?;
-    }
-    rounds += cleanup(module)?;
-    if options.vectorize {
-        run_pass(module, "vectorize", vectorize::run)?;
-        rounds += cleanup(module)?;
-    }
-    if run_pass(module, "scaled", scaled::run)? {
-        rounds += cleanup(module)?;
-    }
-    if run_pass(module, "gather", gather::run)? {
-        rounds += cleanup(module)?;
-    }
-    if options.sink_into_arms && run_pass(module, "arms", arms::run)? {
-        rounds += cleanup(module)?;
-    }
-    let changed = sums::run(&mut module.function, options.native_dph);
-    check(module, "sums", changed)?;
-    if changed {
-        rounds += cleanup(module)?;
-    }
-    if options.fuse_mad {
-        run_pass(module, "mad", mad::run)?;
-        rounds += cleanup(module)?;
-    }
-    run_pass(module, "sink", sink::run)?;
-    run_pass(module, "order", order::run)?;
-    Ok(Stats {
-        before,
-        after: module.function.inst_count(),
-        rounds,
+    let shared: pipeline::Pipeline<(), std::convert::Infallible> =
+        pipeline::Pipeline::shared(options.clone());
+    shared.run(module, &mut (), None).map_err(|e| match e {
+        pipeline::Stopped::Verify(e) => e,
+        pipeline::Stopped::Target(never) => match never {},
     })
 }
 
@@ -282,19 +201,8 @@ pub fn run_pass(
     pass: fn(&mut crate::func::Function) -> bool,
 ) -> Result<bool, VerifyError> {
     let changed = pass(&mut module.function);
-    check(module, name, changed)?;
+    pipeline::check(module, name, changed)?;
     Ok(changed)
-}
-
-/// Verifies the module after pass `name` changed it (in debug builds).
-fn check(module: &Module, name: &str, changed: bool) -> Result<(), VerifyError> {
-    if cfg!(debug_assertions) && changed {
-        verify(module).map_err(|e| VerifyError {
-            function: e.function,
-            message: format!("after the {name} pass: {}", e.message),
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
