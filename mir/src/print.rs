@@ -1,12 +1,14 @@
 //! The MIR printer (`--emit mir`, golden tests): one line per instruction, values as `vN`,
 //! blocks as `bN`, operands with their modifiers and swizzles as a shader assembler writes
 //! them (`-|v3|.zyx`), and the source line an instruction came from when the module has one.
+//! [`crate::read`] reads it back.
 //!
 //! ```text
 //! vertex "main"
 //!   input i0 "position" location 0 vec4
 //!   output "gl_Position" Position vec4
 //!   uniform u0..u3 "mvp" mat4 row_major (block Camera)
+//!   sampler s0 "tex" binding 0 D2
 //!
 //! fn main() -> vec4 {
 //! b0:
@@ -29,8 +31,17 @@ use crate::shape::operand_lanes;
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} \"{}\"", module.stage.name(), module.entry_point);
-    for (id, input) in module.inputs.iter() {
+    if let Some(g) = module.geometry {
         let _ = writeln!(
+            out,
+            "  primitives {} -> {}, max_vertices {}",
+            g.input.name(),
+            g.output.name(),
+            g.max_vertices
+        );
+    }
+    for (id, input) in module.inputs.iter() {
+        let _ = write!(
             out,
             "  input i{} \"{}\" location {} {}",
             id.index(),
@@ -38,6 +49,13 @@ pub fn print_module(module: &Module) -> String {
             input.location,
             crate::types::Ty::float(input.lanes)
         );
+        if let Some(v) = input.vertex {
+            let _ = write!(out, " vertex {v}");
+        }
+        if let Some(b) = input.builtin {
+            let _ = write!(out, " {b:?}");
+        }
+        out.push('\n');
     }
     for output in &module.outputs {
         let place = match (output.builtin, output.location) {
