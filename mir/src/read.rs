@@ -313,21 +313,55 @@ impl<'a> Cursor<'a> {
         chars.next() == Some(prefix) && chars.next().is_some_and(|c| c.is_ascii_digit())
     }
 
-    /// A quoted string (the printer writes names without escapes).
+    /// A quoted name, with the escapes [`crate::print::quoted`] writes.
     fn string(&mut self) -> Result<String, ReadError> {
         self.skip_ws();
         if !self.rest().starts_with('"') {
             return Err(self.error("a quoted name"));
         }
         let at = self.at();
-        let body = &self.rest()[1..];
-        match body.find('"') {
-            Some(end) => {
-                self.pos += end + 2;
-                Ok(body[..end].to_string())
+        self.pos += 1;
+        let mut out = String::new();
+        let mut chars = self.rest().char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => {
+                    self.pos += i + 1;
+                    return Ok(out);
+                }
+                '\\' => match chars.next() {
+                    Some((_, '"')) => out.push('"'),
+                    Some((_, '\\')) => out.push('\\'),
+                    Some((_, 'n')) => out.push('\n'),
+                    Some((j, 'u')) => {
+                        let rest = self.rest().get(j + 1..).unwrap_or("");
+                        let code = rest
+                            .strip_prefix('{')
+                            .and_then(|r| r.split_once('}'))
+                            .and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok())
+                            .and_then(char::from_u32);
+                        let Some(code) = code else {
+                            self.pos += j;
+                            return Err(self.at().error("expected `u{hex}` after `\\`"));
+                        };
+                        out.push(code);
+                        // Past the braces: `{`, the digits, `}`.
+                        let len = rest.find('}').map_or(0, |e| e + 1);
+                        for _ in 0..rest[..len].chars().count() {
+                            chars.next();
+                        }
+                    }
+                    _ => {
+                        self.pos += i;
+                        return Err(self
+                            .at()
+                            .error("expected `\\\"`, `\\\\`, `\\n` or `\\u{..}`"));
+                    }
+                },
+                c => out.push(c),
             }
-            None => Err(at.error("a quoted name is not closed on its line")),
         }
+        Err(at.error("a quoted name is not closed on its line"))
     }
 
     /// Everything up to the next white space, comma or parenthesis.
@@ -707,10 +741,13 @@ fn read_body(
 ) -> Result<(Function, Vec<String>), ReadError> {
     let mut c = lines.next().ok_or_else(|| lines.eof_error("`fn`"))?;
     c.expect_word("fn")?;
-    let name = c
-        .word()
-        .ok_or_else(|| c.error("the function's name"))?
-        .to_string();
+    let name = if c.peek_char() == Some('"') {
+        c.string()?
+    } else {
+        c.word()
+            .ok_or_else(|| c.error("the function's name"))?
+            .to_string()
+    };
     c.expect("(")?;
     c.expect(")")?;
     c.expect("->")?;
@@ -1242,7 +1279,7 @@ fn numbered_op(word: &str) -> Option<Op> {
 /// not source lines.
 fn source_pos(comment: &str, files: &mut Vec<String>) -> Option<SourcePos> {
     let (file, line) = comment.rsplit_once(':')?;
-    if file.is_empty() || file.contains(char::is_whitespace) {
+    if file.is_empty() {
         return None;
     }
     let line: u32 = line.parse().ok()?;
@@ -1472,7 +1509,7 @@ mod tests {
     /// Every part of the header, every kind of terminator and structure, modifiers, spans.
     const SAMPLE: &str = r#"fragment "main"
   input i0 "uv" location 0 vec2
-  input i1 "n" location 1 vec3
+  input i1 "n \"quoted\" \\ \u{7} ü" location 1 vec3
   output "color" location 0 vec4
   output "gl_FragDepth" FragDepth f32
   uniform u0..u3 "mvp" mat4 row_major (block Camera)
@@ -1527,6 +1564,7 @@ b5:
         );
         assert!(text.contains("mad -|v9|.zyxw, v5, v6.xxxx"), "{text}");
         assert_eq!(m.source_files, ["shader.frag", "lib.glsl"]);
+        assert_eq!(m.inputs[Handle::new(1)].name, "n \"quoted\" \\ \u{7} ü");
         assert_eq!(m.uniforms[2].component, 1);
         assert!(m.uniforms[3].is_bool);
         assert_eq!(m.uniforms[0].count, 4);
