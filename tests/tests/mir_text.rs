@@ -53,7 +53,10 @@ fn round_trip(what: &str, m: &mir::Module) -> Result<(), String> {
     mir::verify::verify(&back).map_err(|e| format!("{what}: read back, {e}\n{text}"))?;
     let again = print_module(&back);
     if again != text {
-        return Err(format!("{what}: prints differently read back\n{}", diff(&text, &again)));
+        return Err(format!(
+            "{what}: prints differently read back\n{}",
+            diff(&text, &again)
+        ));
     }
     if m.samplers.is_empty() && m.stage != mir::Stage::Geometry {
         let values = Values::random(m, &mut Rng(0x5eed), true);
@@ -65,7 +68,9 @@ fn round_trip(what: &str, m: &mir::Module) -> Result<(), String> {
         };
         let (a, b) = (mir::eval::run(m, &env), mir::eval::run(&back, &env));
         if format!("{a:?}") != format!("{b:?}") {
-            return Err(format!("{what}: computes {b:?} read back, not {a:?}\n{text}"));
+            return Err(format!(
+                "{what}: computes {b:?} read back, not {a:?}\n{text}"
+            ));
         }
     }
     Ok(())
@@ -124,11 +129,19 @@ fn printed_mir_reads_back_to_the_same_text() {
         }
     }
     println!("{lowered} modules lowered, {optimised} optimised, all read back");
-    assert!(lowered > 300 && optimised > 600, "{lowered} lowered, {optimised} optimised");
+    assert!(
+        lowered > 300 && optimised > 600,
+        "{lowered} lowered, {optimised} optimised"
+    );
     assert!(
         failures.is_empty(),
         "{} of them did not:\n{}",
         failures.len(),
-        failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n\n")
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
     );
 }
