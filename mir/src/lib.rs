@@ -15,7 +15,8 @@
 //!   ([`func::Structure`]) beside the plain CFG;
 //! - every instruction keeps the [`Span`] of the SPIR-V instruction it came from.
 //!
-//! [`verify::verify`] checks these; [`print::print_module`] writes the IR as text;
+//! [`verify::verify`] checks these; [`print::print_module`] writes the IR as text and
+//! [`read::read_module`] reads it back;
 //! [`eval::run`] interprets it, as the reference the back ends are tested against.
 #![deny(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod inst;
 pub mod module;
 pub mod passes;
 pub mod print;
+pub mod read;
 pub mod shape;
 pub mod span;
 pub mod types;

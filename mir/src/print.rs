@@ -1,12 +1,14 @@
 //! The MIR printer (`--emit mir`, golden tests): one line per instruction, values as `vN`,
 //! blocks as `bN`, operands with their modifiers and swizzles as a shader assembler writes
 //! them (`-|v3|.zyx`), and the source line an instruction came from when the module has one.
+//! [`crate::read`] reads it back.
 //!
 //! ```text
 //! vertex "main"
 //!   input i0 "position" location 0 vec4
 //!   output "gl_Position" Position vec4
 //!   uniform u0..u3 "mvp" mat4 row_major (block Camera)
+//!   sampler s0 "tex" binding 0 D2
 //!
 //! fn main() -> vec4 {
 //! b0:
@@ -28,16 +30,37 @@ use crate::shape::operand_lanes;
 /// The whole module as text.
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} \"{}\"", module.stage.name(), module.entry_point);
-    for (id, input) in module.inputs.iter() {
+    let _ = writeln!(
+        out,
+        "{} {}",
+        module.stage.name(),
+        quoted(&module.entry_point)
+    );
+    if let Some(g) = module.geometry {
         let _ = writeln!(
             out,
-            "  input i{} \"{}\" location {} {}",
+            "  primitives {} -> {}, max_vertices {}",
+            g.input.name(),
+            g.output.name(),
+            g.max_vertices
+        );
+    }
+    for (id, input) in module.inputs.iter() {
+        let _ = write!(
+            out,
+            "  input i{} {} location {} {}",
             id.index(),
-            input.name,
+            quoted(&input.name),
             input.location,
             crate::types::Ty::float(input.lanes)
         );
+        if let Some(v) = input.vertex {
+            let _ = write!(out, " vertex {v}");
+        }
+        if let Some(b) = input.builtin {
+            let _ = write!(out, " {b:?}");
+        }
+        out.push('\n');
     }
     for output in &module.outputs {
         let place = match (output.builtin, output.location) {
@@ -47,8 +70,8 @@ pub fn print_module(module: &Module) -> String {
         };
         let _ = writeln!(
             out,
-            "  output \"{}\" {place} {}",
-            output.name,
+            "  output {} {place} {}",
+            quoted(&output.name),
             crate::types::Ty::float(output.lanes)
         );
     }
@@ -71,16 +94,17 @@ pub fn print_module(module: &Module) -> String {
             .map_or(String::new(), |b| format!(" (block {b})"));
         let _ = writeln!(
             out,
-            "  uniform {regs}{component} \"{}\" {}{layout}{block}",
-            u.name, u.type_name
+            "  uniform {regs}{component} {} {}{layout}{block}",
+            quoted(&u.name),
+            u.type_name
         );
     }
     for (id, s) in module.samplers.iter() {
         let _ = writeln!(
             out,
-            "  sampler s{} \"{}\" binding {} {:?}",
+            "  sampler s{} {} binding {} {:?}",
             id.index(),
-            s.name,
+            quoted(&s.name),
             s.binding,
             s.dim
         );
@@ -101,9 +125,21 @@ pub fn print_function(module: Option<&Module>, f: &Function) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    let _ = writeln!(out, "fn {}() -> ({}) {{", f.name, returns.join(", "));
+    // A name that is not an identifier is quoted.
+    let plain = f
+        .name
+        .chars()
+        .enumerate()
+        .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()))
+        && !f.name.is_empty();
+    let name = if plain {
+        f.name.clone()
+    } else {
+        quoted(&f.name)
+    };
+    let _ = writeln!(out, "fn {name}() -> ({}) {{", returns.join(", "));
     for (li, l) in f.locals.iter() {
-        let _ = writeln!(out, "  local l{}: {} \"{}\"", li.index(), l.ty, l.name);
+        let _ = writeln!(out, "  local l{}: {} {}", li.index(), l.ty, quoted(&l.name));
     }
     for &b in &f.layout {
         let block = &f.blocks[b];
@@ -197,9 +233,14 @@ pub fn print_function(module: Option<&Module>, f: &Function) -> String {
                 edge(f, otherwise)
             ),
             Terminator::Return(values) => {
+                // At least the output's lanes, so that a splat of a narrower value shows.
                 let vals: Vec<String> = values
                     .iter()
-                    .map(|v| operand(f, v, f.ty(v.value).lanes.max(1)))
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let output = module.and_then(|m| m.outputs.get(k)).map_or(1, |o| o.lanes);
+                        operand(f, v, f.ty(v.value).lanes.max(output).min(4))
+                    })
                     .collect();
                 if vals.is_empty() {
                     "return".into()
@@ -214,6 +255,23 @@ pub fn print_function(module: Option<&Module>, f: &Function) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A name in quotes; quotes, backslashes and control characters in it escaped (`\"`, `\\`,
+/// `\n`, `\u{7f}`).
+pub fn quoted(name: &str) -> String {
+    let mut s = String::from("\"");
+    for c in name.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            c if c.is_control() => s.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
 }
 
 fn edge(f: &Function, e: &crate::func::Edge) -> String {
