@@ -37,6 +37,7 @@ pub mod limits;
 pub mod opcode;
 pub mod operand;
 mod program;
+pub mod rules;
 pub mod sampler;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -49,5 +50,6 @@ pub use limits::{Limits, Profile};
 pub use opcode::{Opcode, Shape};
 pub use operand::{Address, Component, Dest, Indirect, Mask, RegType, Source, Swizzle};
 pub use program::{DecodeError, DecodeErrorKind, Field, Program};
+pub use rules::CodegenRule;
 pub use sampler::Sampler;
 pub use validate::{Info, validate, validate_pair};

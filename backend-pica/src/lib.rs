@@ -42,6 +42,7 @@ pub mod limits;
 pub mod opdesc;
 pub mod operand;
 pub mod padding;
+pub mod rules;
 pub mod shbin;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -54,4 +55,5 @@ pub use operand::{
     BoolReg, CmpOp, Component, CondOp, Condition, Dest, DstReg, IntReg, Mask, RelIndex, Source,
     SrcReg, Swizzle, Target,
 };
+pub use rules::{PicassoRule, Rule};
 pub use shbin::ShaderBinary;

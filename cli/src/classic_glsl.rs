@@ -25,6 +25,7 @@
 //! Every byte of the rewritten text remembers where it came from, so naga's errors are
 //! reported at the author's line and column, never in the rewritten text.
 
+use crate::rules::Rule;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
@@ -317,7 +318,7 @@ struct Declarator {
 }
 
 /// The rule of every refusal here.
-const RULE: &str = "glsl.classic";
+const RULE: Rule = Rule::GlslClassic;
 
 struct Rewriter<'a> {
     text: &'a str,
@@ -464,7 +465,7 @@ pub(crate) fn rewrite(
             "extension" if dialect.is_classic() => {
                 r.warnings.push(ranged(
                     Diagnostic::warning(
-                        "glsl.extension-ignored",
+                        Rule::GlslExtensionIgnored,
                         format!(
                             "`{}` is ignored: what extensions of this GLSL enable is either \
                              part of the GLSL these shaders compile as, or refused where used",
@@ -723,7 +724,7 @@ impl Rewriter<'_> {
                 continue;
             }
             let mut d = Diagnostic::error(
-                "glsl.matrix-layout",
+                Rule::GlslMatrixLayout,
                 format!(
                     "`{w}` is not read here: only uniform blocks, their members and loose \
                      uniforms take a matrix layout in GLSL text (naga's front end has none; \
@@ -1230,7 +1231,7 @@ impl Rewriter<'_> {
             let ty = self.w(t).to_string();
             if row_major && !builtin_type(&ty) && t < end {
                 let mut d = Diagnostic::error(
-                    "glsl.matrix-layout",
+                    Rule::GlslMatrixLayout,
                     format!(
                         "a row-major block's structure member `{ty}` is not read from GLSL \
                          text: its matrices would be stored by column"

@@ -436,7 +436,7 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
 
 fn internal(name: &str, e: impl std::fmt::Display) -> Error {
     let d = mir::Diagnostic::error(
-        "lower.internal",
+        frontend_spirv::FrontRule::LowerInternal,
         format!(
             "internal error (this is a bug): {e}; please report it at {} with `{name}` attached",
             crate::error::REPORT_BUGS_AT
@@ -611,7 +611,10 @@ pub fn mir_text_after(source: Source<'_>, options: &Options, step: &str) -> Resu
             }
         };
         let number = found.map_err(|message| {
-            let d = Diagnostic::error("pipeline.option", format!("--after {step}: {message}"));
+            let d = Diagnostic::error(
+                crate::rules::Rule::PipelineOption,
+                format!("--after {step}: {message}"),
+            );
             Error::rejected(Diagnostics(vec![d]), source.name, None)
         })?;
         mir_text_at(source, options, Some(number))

@@ -132,7 +132,7 @@ pub(crate) fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T, Error>) -> Re
                 .unwrap_or_default();
             let what = panic_message(payload.as_ref());
             let d = mir::Diagnostic::error(
-                "compiler.internal",
+                crate::rules::Rule::CompilerInternal,
                 format!(
                     "internal error (this is a bug): the compiler stopped on `{what}`{at}; \
                      please report it at {REPORT_BUGS_AT} with `{name}` attached"

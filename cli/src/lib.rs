@@ -57,6 +57,7 @@ mod error;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]
 mod naga_input;
 pub mod picasso;
+pub mod rules;
 #[cfg(feature = "playground")]
 pub mod serve;
 

@@ -4,6 +4,7 @@
 //! or `naga.wgsl`.
 
 use crate::Stage;
+use crate::rules::Rule;
 use mir::{Diagnostic, Diagnostics};
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
@@ -35,7 +36,7 @@ pub(crate) fn glsl(
         Stage::Fragment => naga::ShaderStage::Fragment,
         Stage::Geometry => {
             return Err(rejected(
-                "naga.glsl",
+                Rule::NagaGlsl,
                 "GLSL geometry shaders are not read directly (naga's GLSL front end has no \
                  geometry stage): compile the shader to SPIR-V with glslang \
                  (`glslangValidator -V shader.geom -o shader.geom.spv`) or shaderc, and pass the \
@@ -53,7 +54,7 @@ pub(crate) fn glsl(
     }
     // naga's spans are in the rewritten text: each error is reported at the author's.
     let at_author = |message: String, span: Option<std::ops::Range<usize>>| -> Diagnostic {
-        let d = Diagnostic::error("naga.glsl", message);
+        let d = Diagnostic::error(Rule::NagaGlsl, message);
         match span {
             Some(r) => crate::classic_glsl::ranged(d, rewritten.original(r)),
             None => d,
@@ -87,7 +88,7 @@ pub(crate) fn glsl(
         })?;
     let words = write(&module, &info, Some((&rewritten.text, name))).map_err(|e| {
         rejected(
-            "naga.glsl",
+            Rule::NagaGlsl,
             format!("naga's SPIR-V writer failed: {e}"),
             name,
         )
@@ -136,8 +137,8 @@ pub(crate) struct Glsl {
 #[cfg(feature = "wgsl")]
 pub(crate) fn wgsl(text: &str, name: &str) -> Result<Vec<u8>, Error> {
     let module = naga::front::wgsl::parse_str(text)
-        .map_err(|e| rejected("naga.wgsl", e.emit_to_string(text), name))?;
-    spirv(&module, text, name, "naga.wgsl")
+        .map_err(|e| rejected(Rule::NagaWgsl, e.emit_to_string(text), name))?;
+    spirv(&module, text, name, Rule::NagaWgsl)
 }
 
 /// The SPIR-V writer's flags, the same in every build profile.
@@ -146,12 +147,7 @@ const WRITER_FLAGS: spv::WriterFlags = spv::WriterFlags::DEBUG
     .union(spv::WriterFlags::CLAMP_FRAG_DEPTH);
 
 #[cfg(feature = "wgsl")]
-fn spirv(
-    module: &naga::Module,
-    text: &str,
-    name: &str,
-    rule: &'static str,
-) -> Result<Vec<u8>, Error> {
+fn spirv(module: &naga::Module, text: &str, name: &str, rule: Rule) -> Result<Vec<u8>, Error> {
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(module)
         .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
@@ -195,7 +191,7 @@ fn write(
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
-fn rejected(rule: &'static str, message: String, name: &str) -> Error {
+fn rejected(rule: Rule, message: String, name: &str) -> Error {
     // naga's rendering names the input `wgsl`/`glsl` and carries its own source excerpt;
     // keep it as the message, trimmed of trailing blank lines.
     Error::rejected(

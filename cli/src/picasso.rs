@@ -18,6 +18,7 @@
 //! # Ok::<(), spv2retro::Error>(())
 //! ```
 
+use backend_pica::PicassoRule;
 use std::collections::HashSet;
 
 use backend_pica::asm::{self, AsmError, SourceFile};
@@ -276,7 +277,7 @@ fn check_placement(c: &Compiled, linked: &[LinkedUniform], name: &str) -> Result
         };
         if (l.file, l.register) != (u.file, u.register) {
             let d = Diagnostic::error(
-                "picasso.link",
+                PicassoRule::Link,
                 format!(
                     "the uniform `{}` was compiled into {}{}, but the link put it at {}{}: \
                      the vertex sources share one uniform space, and an earlier one declared \

@@ -10,7 +10,7 @@ use spirv::{ExecutionModel, Op, Word};
 use crate::validate::ValidModule;
 
 /// The rule identifier of entry-point selection errors.
-pub const RULE: &str = "entry.select";
+pub const RULE: crate::rules::FrontRule = crate::rules::FrontRule::EntrySelect;
 
 /// A shader stage the targets know: the IR's, one type from the front end to the back ends.
 pub use mir::Stage;

@@ -25,7 +25,7 @@ mod rules;
 pub mod validate;
 
 pub use module::{Block, Function, Header, Inst, Module};
-pub use rules::Rule;
+pub use rules::{FrontRule, Rule};
 pub use validate::ValidModule;
 
 use mir::Diagnostics;

@@ -43,7 +43,7 @@ pub fn read(bytes: &[u8]) -> Result<Module, Box<Diagnostic>> {
 
 /// The error for a [`Rule`], with the rule's citation attached.
 pub(crate) fn rule_error(rule: Rule, message: impl Into<String>) -> Diagnostic {
-    let mut d = Diagnostic::error(rule.id(), message);
+    let mut d = Diagnostic::error(rule, message);
     d.reference = Some(rule.reference());
     d
 }

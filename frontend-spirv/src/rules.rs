@@ -2,6 +2,8 @@
 //! rule in one sentence. Diagnostics carry the identifier (`error[cfg.back-edge-target]`) and
 //! cite the section, so a user can look the rule up and a test can assert which rule fired.
 
+use mir::Fault;
+
 /// A rule the front end enforces before lowering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // each variant is documented by its `summary`
@@ -314,6 +316,78 @@ impl Rule {
                 "SPIR-V §2.10 Extended Instruction Sets",
                 "the module imports only GLSL.std.450 and non-semantic (debug-information) instruction sets",
             ),
+        }
+    }
+}
+
+impl mir::diag::Rule for Rule {
+    fn id(self) -> &'static str {
+        Rule::id(self)
+    }
+
+    /// Broken validity is the input's; a type too big for the targets is a limit; a
+    /// capability, addressing model or instruction set the targets cannot honour is
+    /// unsupported.
+    fn fault(self) -> Fault {
+        match self {
+            Rule::TypeLimit => Fault::Limit,
+            Rule::CapUnsupported | Rule::CapAddressingModel | Rule::ExtInstructionSet => {
+                Fault::Unsupported
+            }
+            _ => Fault::Input,
+        }
+    }
+}
+
+/// The front end's rules beside validation: the assembly text's syntax, the choice of entry
+/// point, and what lowering refuses (valid SPIR-V the targets cannot run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrontRule {
+    /// `asm.syntax`: SPIR-V assembly text that does not parse.
+    AsmSyntax,
+    /// `entry.select`: no entry point, or none that the options choose.
+    EntrySelect,
+    /// `lower.instruction`: an instruction lowering does not handle.
+    LowerInstruction,
+    /// `lower.recursion`: a function that calls itself, directly or not.
+    LowerRecursion,
+    /// `lower.interface`: a variable, built-in or storage class the interface conventions
+    /// do not cover.
+    LowerInterface,
+    /// `lower.image`: an image operation the targets cannot do.
+    LowerImage,
+    /// `lower.shadow-sampler`: depth-comparison sampling, which neither target's texture
+    /// unit can do.
+    LowerShadowSampler,
+    /// `lower.control-flow`: control flow lowering cannot make structured.
+    LowerControlFlow,
+    /// `lower.integer`: an integer operation that has no float equivalent.
+    LowerInteger,
+    /// `lower.internal`: lowering broke one of its own rules (a bug).
+    LowerInternal,
+}
+
+impl mir::diag::Rule for FrontRule {
+    fn id(self) -> &'static str {
+        match self {
+            FrontRule::AsmSyntax => "asm.syntax",
+            FrontRule::EntrySelect => "entry.select",
+            FrontRule::LowerInstruction => "lower.instruction",
+            FrontRule::LowerRecursion => "lower.recursion",
+            FrontRule::LowerInterface => "lower.interface",
+            FrontRule::LowerImage => "lower.image",
+            FrontRule::LowerShadowSampler => "lower.shadow-sampler",
+            FrontRule::LowerControlFlow => "lower.control-flow",
+            FrontRule::LowerInteger => "lower.integer",
+            FrontRule::LowerInternal => "lower.internal",
+        }
+    }
+
+    fn fault(self) -> Fault {
+        match self {
+            FrontRule::AsmSyntax | FrontRule::EntrySelect => Fault::Input,
+            FrontRule::LowerInternal => Fault::Internal,
+            _ => Fault::Unsupported,
         }
     }
 }

@@ -59,24 +59,6 @@ pub enum Fault {
 }
 
 impl Fault {
-    /// The fault a rule identifier names, by the project's naming of rules: `*.internal` and
-    /// `*.limit` say so; the validity checks (`phys`, `layout`, `id`, `type`, `cfg`, `asm`,
-    /// `naga`, `entry`, `picasso`, option and link rules) are the input's; everything else (capabilities,
-    /// lowering, the back ends' refusals) is unsupported.
-    pub fn of_rule(rule: &str) -> Fault {
-        let (family, name) = rule.split_once('.').unwrap_or((rule, ""));
-        match (family, name) {
-            (_, "internal") => Fault::Internal,
-            (_, "limit") => Fault::Limit,
-            (
-                "phys" | "layout" | "id" | "type" | "cfg" | "asm" | "naga" | "entry" | "picasso",
-                _,
-            ) => Fault::Input,
-            (_, "option" | "link") => Fault::Input,
-            _ => Fault::Unsupported,
-        }
-    }
-
     /// Its name in messages and JSON: `input`, `unsupported`, `limit`, `internal`.
     pub fn name(self) -> &'static str {
         match self {
@@ -88,6 +70,16 @@ impl Fault {
     }
 }
 
+/// A rule a diagnostic names: each crate that reports declares its rules as an enum, and
+/// each rule says whose fault breaking it is (a rule that is a limit is a limit whatever its
+/// name).
+pub trait Rule: Copy {
+    /// The identifier shown as `error[...]`, e.g. `cfg.back-edge-target`.
+    fn id(self) -> &'static str;
+    /// Whose problem breaking the rule is.
+    fn fault(self) -> Fault;
+}
+
 /// One error or warning about the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -95,6 +87,8 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// The rule's identifier, e.g. `cfg.back-edge-target` or `asm.syntax`.
     pub rule: &'static str,
+    /// Whose problem this is (the rule's: see [`Rule::fault`]).
+    pub fault: Fault,
     /// One sentence saying what is wrong, in terms of the input.
     pub message: String,
     /// The instruction at fault, if the problem has one.
@@ -115,10 +109,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error under `rule` with `message` and nothing else yet.
-    pub fn error(rule: &'static str, message: impl Into<String>) -> Self {
+    pub fn error(rule: impl Rule, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
-            rule,
+            rule: rule.id(),
+            fault: rule.fault(),
             message: message.into(),
             span: None,
             context: None,
@@ -130,13 +125,18 @@ impl Diagnostic {
         }
     }
 
-    /// Whose problem this is (see [`Fault::of_rule`]).
+    /// Whose problem this is.
     pub fn fault(&self) -> Fault {
-        Fault::of_rule(self.rule)
+        self.fault
+    }
+
+    /// Whether this diagnostic is about `rule`.
+    pub fn is(&self, rule: impl Rule) -> bool {
+        self.rule == rule.id()
     }
 
     /// A warning under `rule` with `message`.
-    pub fn warning(rule: &'static str, message: impl Into<String>) -> Self {
+    pub fn warning(rule: impl Rule, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(rule, message)
@@ -308,9 +308,29 @@ impl std::error::Error for Diagnostics {}
 mod tests {
     use super::*;
 
+    /// Rules of a front end, for the tests.
+    #[derive(Clone, Copy)]
+    enum Test {
+        BackEdge,
+        Syntax,
+    }
+
+    impl Rule for Test {
+        fn id(self) -> &'static str {
+            match self {
+                Test::BackEdge => "cfg.back-edge-target",
+                Test::Syntax => "asm.syntax",
+            }
+        }
+
+        fn fault(self) -> Fault {
+            Fault::Input
+        }
+    }
+
     #[test]
     fn renders_binary_position_and_disassembly() {
-        let mut d = Diagnostic::error("cfg.back-edge-target", "bad back edge")
+        let mut d = Diagnostic::error(Test::BackEdge, "bad back edge")
             .with_span(Span::new(48, 291))
             .with_note("the loop header needs OpLoopMerge");
         d.context = Some("function %main, block %15".into());
@@ -334,7 +354,7 @@ mod tests {
     #[test]
     fn renders_text_line_and_column() {
         let src = "OpCapability Shader\n  %x = OpFoo %y\n";
-        let mut d = Diagnostic::error("asm.syntax", "unknown opcode OpFoo");
+        let mut d = Diagnostic::error(Test::Syntax, "unknown opcode OpFoo");
         d.text_range = Some(27..32);
         let text = d.render("a.spvasm", Some(src));
         assert!(text.starts_with("a.spvasm: error[asm.syntax]: unknown opcode OpFoo\n"));

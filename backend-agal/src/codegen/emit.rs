@@ -11,6 +11,7 @@
 //!   there (through the dominating code; the value moved is among them), so that it never
 //!   reads a lane Flash considers unwritten (#3648).
 
+use crate::rules::CodegenRule;
 use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::func::{BlockId, Function, Structure, Terminator};
 use mir::{Diagnostic, Span};
@@ -79,7 +80,7 @@ impl Emitter<'_> {
     fn internal(&mut self, span: Span, message: impl Into<String>) {
         self.errors.push(
             Diagnostic::error(
-                "agal.internal",
+                CodegenRule::Internal,
                 format!("internal error (this is a bug): {}", message.into()),
             )
             .with_span(span),

@@ -4,6 +4,7 @@
 //! of `vc` (vertex) or `fc` (fragment); samplers at binding B in `fsB`. Each register is
 //! checked against the profile's table, and an error names the limit and the count.
 
+use crate::rules::CodegenRule;
 use mir::Diagnostic;
 use mir::module::{BuiltIn, Module};
 
@@ -47,7 +48,7 @@ pub fn stage(module: &Module) -> Result<Stage, Box<Diagnostic>> {
         mir::Stage::Vertex => Ok(Stage::Vertex),
         mir::Stage::Fragment => Ok(Stage::Fragment),
         mir::Stage::Geometry => Err(Box::new(Diagnostic::error(
-            "agal.unsupported",
+            CodegenRule::Unsupported,
             "Stage3D has no geometry stage: AGAL programs are vertex or fragment programs",
         ))),
     }
@@ -62,7 +63,7 @@ pub fn assign(
     let limits: &Limits = profile.limits();
     let stage = stage(module).map_err(|d| vec![*d])?;
     let mut errors = Vec::new();
-    let limit = |what: String| Diagnostic::error("agal.limit", what);
+    let limit = |what: String| Diagnostic::error(CodegenRule::Limit, what);
 
     // gl_InstanceIndex is `iid`, which AGAL 3 vertex programs have.
     let f = &module.function;
@@ -75,7 +76,7 @@ pub fn assign(
         if profile.version() < crate::header::Version::V3 || stage != Stage::Vertex {
             errors.push(
                 Diagnostic::error(
-                    "agal.unsupported",
+                    CodegenRule::Unsupported,
                     format!(
                         "gl_InstanceIndex: AGAL reads the instance number from `iid` in vertex \
                          programs of AGAL 3 (the standardExtended profile); this is a {} \
@@ -119,7 +120,7 @@ pub fn assign(
             (Stage::Fragment, Some(BuiltIn::FragDepth), _) => {
                 if limits.depth_outputs == 0 {
                     errors.push(Diagnostic::error(
-                        "agal.unsupported",
+                        CodegenRule::Unsupported,
                         format!(
                             "`{}` writes the fragment depth: AGAL {} (the {profile} profile) \
                              has no depth output; od needs AGAL 2 (the standard profiles)",
@@ -162,7 +163,7 @@ pub fn assign(
             },
             (_, builtin, location) => {
                 errors.push(Diagnostic::error(
-                    "agal.unsupported",
+                    CodegenRule::Unsupported,
                     format!(
                         "output `{}` ({}) has no AGAL register in a {} program",
                         o.name,
@@ -196,7 +197,7 @@ pub fn assign(
 
     if stage == Stage::Vertex && !module.samplers.is_empty() {
         errors.push(Diagnostic::error(
-            "agal.unsupported",
+            CodegenRule::Unsupported,
             "AGAL vertex programs cannot sample textures (samplers exist only in fragment \
              programs)",
         ));

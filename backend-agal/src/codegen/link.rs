@@ -4,6 +4,7 @@
 //! a fragment input at location L is a vertex output at location L with at least as many
 //! components (Flash cannot see this one: varyings are padded to four components).
 
+use crate::rules::CodegenRule;
 use mir::{Diagnostic, Diagnostics};
 
 use super::Compiled;
@@ -21,7 +22,9 @@ pub fn check_program_pair(
         Err(flash) => Err(Diagnostics(
             flash
                 .into_iter()
-                .map(|e| Diagnostic::error("agal.link", format!("the programs do not link: {e}")))
+                .map(|e| {
+                    Diagnostic::error(CodegenRule::Link, format!("the programs do not link: {e}"))
+                })
                 .collect(),
         )),
     }
@@ -43,7 +46,7 @@ pub fn check_link(vertex: &Compiled, fragment: &Compiled) -> Result<(), Diagnost
             .find(|o| o.builtin.is_none() && o.location == Some(input.location));
         match written {
             None => errors.push(Diagnostic::error(
-                "agal.link",
+                CodegenRule::Link,
                 format!(
                     "the fragment shader reads `{}` (location {}, varying v{}), which the \
                      vertex shader does not write",
@@ -51,7 +54,7 @@ pub fn check_link(vertex: &Compiled, fragment: &Compiled) -> Result<(), Diagnost
                 ),
             )),
             Some(o) if o.lanes < input.lanes => errors.push(Diagnostic::error(
-                "agal.link",
+                CodegenRule::Link,
                 format!(
                     "the fragment shader reads {} components of `{}` (location {}), but the \
                      vertex shader's `{}` has {}",

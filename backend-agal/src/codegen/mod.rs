@@ -33,6 +33,7 @@ pub mod samplers;
 pub mod select;
 pub mod vinst;
 
+use crate::rules::CodegenRule;
 use machine::retry::{self, Fitted, Policy};
 
 pub use machine::retry::Packing;
@@ -133,7 +134,7 @@ impl Compiled {
 }
 
 fn limit(message: String) -> Diagnostic {
-    Diagnostic::error("agal.limit", message)
+    Diagnostic::error(CodegenRule::Limit, message)
 }
 
 /// The module as the selector receives it (what `--emit mir` prints).
@@ -266,7 +267,7 @@ fn compile_once(module: &Module, options: &Options, ifs: Ifs) -> Result<Compiled
         }
         Err(retry::Failure::Internal(e)) => {
             return Err(Diagnostics::from(Diagnostic::error(
-                "agal.internal",
+                CodegenRule::Internal,
                 format!("internal error (this is a bug): {e}"),
             ))
             .into());
@@ -346,7 +347,7 @@ fn compile_once(module: &Module, options: &Options, ifs: Ifs) -> Result<Compiled
             errs.into_iter()
                 .map(|e| {
                     Diagnostic::error(
-                        "agal.internal",
+                        CodegenRule::Internal,
                         format!(
                             "internal error (this is a bug): the program breaks Flash's rule \
                              {e}"

@@ -11,6 +11,7 @@
 //! height`, `z = z_c / w_c`, `w = 1 / w_c`, at the pixel's centre as the varying is
 //! interpolated there.
 
+use crate::rules::CodegenRule;
 use mir::func::Terminator;
 use mir::inst::{Op, Operand};
 use mir::module::{BuiltIn, Input, Output, Uniform};
@@ -38,7 +39,7 @@ pub fn link(m: &Module, varying: Option<u16>) -> Result<Option<Module>, Diagnost
         Stage::Fragment if reads_frag_coord(m) => {
             let Some(k) = varying else {
                 return Err(Diagnostics::from(Diagnostic::error(
-                    "agal.unsupported",
+                    CodegenRule::Unsupported,
                     "gl_FragCoord: AGAL has no register for a fragment's position; compile the \
                      vertex and fragment shaders as a pair (`spv2agal VERT.spv --link \
                      FRAG.spv`, or `spv2retro::compile_pair`) so that the vertex program passes \
@@ -49,7 +50,7 @@ pub fn link(m: &Module, varying: Option<u16>) -> Result<Option<Module>, Diagnost
             Ok(Some(fragment(m, k)))
         }
         _ if reads_frag_coord(m) => Err(Diagnostics::from(Diagnostic::error(
-            "agal.unsupported",
+            CodegenRule::Unsupported,
             "gl_FragCoord outside a fragment program: only a fragment has a window position",
         ))),
         Stage::Vertex => Ok(varying.map(|k| vertex(m, k))),

@@ -16,6 +16,7 @@
 //!   homogeneous dot product per row) become `dot4`s of one `vec4(p, 1)`, so that the
 //!   selector can fuse them into one `m44` or `m34`.
 
+use crate::rules::CodegenRule;
 use mir::hash::HashMap;
 
 use mir::analysis::regions::Regions;
@@ -282,12 +283,12 @@ pub fn prepare_until(
         }),
         Err(Stopped::Target(Refusal::Errors(errors))) => Err(errors),
         Err(Stopped::Target(Refusal::Flatten)) => Err(vec![Diagnostic::error(
-            "agal.internal",
+            CodegenRule::Internal,
             "internal error (this is a bug): the flattened program still breaks the rules \
              for conditional blocks",
         )]),
         Err(Stopped::Verify(e)) => Err(vec![Diagnostic::error(
-            "agal.internal",
+            CodegenRule::Internal,
             format!("internal error (this is a bug): {e}"),
         )]),
     }
@@ -443,7 +444,7 @@ fn loops(f: &Function) -> Vec<Diagnostic> {
         .filter(|&&b| matches!(f.blocks[b].structure, Some(Structure::Loop { .. })))
         .map(|&b| {
             Diagnostic::error(
-                "agal.unsupported",
+                CodegenRule::Unsupported,
                 "a loop that cannot be unrolled: AGAL has no loop instructions, so every loop \
                  must unroll completely, and this one's trip count depends on data (or it runs \
                  more than 256 times, or unrolled it would exceed 2048 instructions); bound it \
@@ -465,7 +466,7 @@ fn branches_left(f: &Function) -> Vec<Diagnostic> {
         .take(1)
         .map(|&b| {
             Diagnostic::error(
-                "agal.unsupported",
+                CodegenRule::Unsupported,
                 "a branch that cannot be flattened into selects (the program must run without \
                  branches here, and this `if` or `switch` is not nested the way flattening \
                  needs; a `switch` case that falls through into another is the usual cause)",

@@ -7,6 +7,7 @@
 //! (dual-source blending's `layout(index = 1)`) are refused: Stage3D has one colour output
 //! per location.
 
+use crate::rules::CodegenRule;
 use mir::module::{BuiltIn, Module, Output, Stage};
 use mir::{Diagnostic, Span};
 
@@ -15,7 +16,7 @@ use mir::inst::{Op, Operand};
 use mir::types::Ty;
 
 /// The rule of the warning for an output the program did not write.
-pub const UNWRITTEN: &str = "agal.unwritten-output";
+pub const UNWRITTEN: CodegenRule = CodegenRule::UnwrittenOutput;
 
 /// Adds the outputs Flash requires that `module` lacks; the warnings say which. Errors for
 /// what Stage3D cannot express.
@@ -29,7 +30,7 @@ pub fn complete(module: &Module) -> Result<(Option<Module>, Vec<Diagnostic>), Ve
                 .find(|b| b.location == Some(l))
             {
                 errors.push(Diagnostic::error(
-                    "agal.dual-source",
+                    CodegenRule::DualSource,
                     format!(
                         "outputs `{}` and `{}` are both at location {l} (dual-source blending, \
                          `layout(location = {l}, index = 1)`): Stage3D blends one colour per \

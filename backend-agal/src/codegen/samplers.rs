@@ -4,6 +4,7 @@
 //! `linear, mipnone, repeat, rgba` for 2D and `linear, miplinear, clamp, rgba` for cube maps.
 //! A number among the flags is the LOD bias, as in AGALMiniAssembler.
 
+use crate::rules::CodegenRule;
 use mir::Diagnostic;
 use mir::module::{Module, TextureDim};
 
@@ -57,7 +58,7 @@ pub fn samplers(
     for g in given {
         if !module.samplers.iter().any(|(_, s)| s.binding == g.binding) {
             errors.push(Diagnostic::error(
-                "agal.option",
+                CodegenRule::Option,
                 format!(
                     "--sampler {}: the shader has no sampler at binding {}",
                     g.binding, g.binding
@@ -71,7 +72,7 @@ pub fn samplers(
             Ok(i) if i < limit => i,
             _ => {
                 errors.push(Diagnostic::error(
-                    "agal.limit",
+                    CodegenRule::Limit,
                     format!(
                         "{name}: AGAL samples through fs0 to fs{}, {limit} sampler registers in \
                          this profile, and a sampler's binding is its register",
@@ -96,7 +97,7 @@ pub fn samplers(
                     match bias_eighths(value) {
                         Some(b) => sampler.lod_bias = b,
                         None => errors.push(Diagnostic::error(
-                            "agal.option",
+                            CodegenRule::Option,
                             format!(
                                 "--sampler {}: LOD bias {flag} cannot be encoded: AGAL holds \
                                  the bias in eighths from -16 to 15.875",
@@ -106,7 +107,7 @@ pub fn samplers(
                     }
                 } else if !sampler.apply_flag(flag) {
                     errors.push(Diagnostic::error(
-                        "agal.option",
+                        CodegenRule::Option,
                         format!(
                             "--sampler {}: unknown flag `{flag}` (filters nearest, linear, \
                              anisotropic2x..16x; mipnone, mipnearest, miplinear; clamp, repeat, \
@@ -120,7 +121,7 @@ pub fn samplers(
         }
         if sampler.dimension != dimension {
             errors.push(Diagnostic::error(
-                "agal.option",
+                CodegenRule::Option,
                 format!(
                     "{name} is a {} texture in the shader; its flags cannot make it another \
                      dimension",
@@ -134,13 +135,13 @@ pub fn samplers(
         }
         if dimension == Dimension::Cube && sampler.wrap != Wrap::Clamp {
             errors.push(Diagnostic::error(
-                "agal.option",
+                CodegenRule::Option,
                 format!("{name} is a cube map: Flash requires cube maps to clamp (#3662)"),
             ));
         }
         if dimension == Dimension::Cube && sampler.mipmap == Mipmap::None {
             errors.push(Diagnostic::error(
-                "agal.option",
+                CodegenRule::Option,
                 format!(
                     "{name} is a cube map: Flash requires cube maps to enable mipmapping \
                      (#3704; use mipnearest or miplinear)"

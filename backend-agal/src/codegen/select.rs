@@ -20,6 +20,7 @@
 //!   single-lane read is replicated, and `kil` and the conditionals read replicated lanes;
 //! - `nrm`, `crs`, `m33` and `m34` write at most `.xyz`.
 
+use crate::rules::CodegenRule;
 use mir::hash::{HashMap, HashSet};
 
 use machine::select::{
@@ -349,14 +350,14 @@ impl<'a> Hooks<'a> for Selector<'a> {
 }
 
 impl Selector<'_> {
-    fn error(&mut self, rule: &'static str, message: impl Into<String>) {
+    fn error(&mut self, rule: CodegenRule, message: impl Into<String>) {
         self.errors
             .push(Diagnostic::error(rule, message).with_span(self.span));
     }
 
     fn internal(&mut self, message: impl Into<String>) {
         let message = format!("internal error (this is a bug): {}", message.into());
-        self.error("agal.internal", message);
+        self.error(CodegenRule::Internal, message);
     }
 
     // --------------------------------------------------------------------------------------
@@ -781,14 +782,14 @@ impl Selector<'_> {
     fn indexed(&mut self, register: u32, index: &mir::Operand) -> VSrc {
         if self.iface.stage == Stage::Fragment {
             self.error(
-                "agal.unsupported",
+                CodegenRule::Unsupported,
                 "dynamic indexing of a uniform array in a fragment program: AGAL reads \
                  constants by a computed index (vc[vt0.x + n]) only in vertex programs (#3639)",
             );
         }
         let Ok(offset) = u8::try_from(register) else {
             self.error(
-                "agal.limit",
+                CodegenRule::Limit,
                 format!(
                     "a uniform array at vc{register} read by a computed index: AGAL's relative \
                      addressing reaches registers 0 to 255 from the index (offset {register} \
@@ -980,7 +981,7 @@ impl Selector<'_> {
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill if self.iface.stage == Stage::Vertex => self.error(
-                    "agal.unsupported",
+                    CodegenRule::Unsupported,
                     "discard in a vertex program: kil exists only in fragment programs",
                 ),
                 Op::Kill => self.kill(&inst.args[0]),
@@ -1035,7 +1036,7 @@ impl Selector<'_> {
             | Op::Ddy => {
                 if matches!(inst.op, Op::Ddx | Op::Ddy) && self.version < Version::V2 {
                     return self.error(
-                        "agal.unsupported",
+                        CodegenRule::Unsupported,
                         format!(
                             "a screen-space derivative ({}): ddx and ddy need AGAL 2, and the \
                              {} profile is AGAL 1 (use standardConstrained, standard or \
@@ -1319,7 +1320,7 @@ impl Selector<'_> {
                     Some(e) => flags.lod_bias = e,
                     None => {
                         return self.error(
-                            "agal.unsupported",
+                            CodegenRule::Unsupported,
                             format!(
                                 "texture `{name}` sampled with LOD bias {b}: AGAL holds the \
                                  bias in the sampler, in eighths from -16 to 15.875"
@@ -1329,7 +1330,7 @@ impl Selector<'_> {
                 },
                 None => {
                     return self.error(
-                        "agal.unsupported",
+                        CodegenRule::Unsupported,
                         format!(
                             "texture `{name}` sampled with a computed LOD bias: AGAL's bias is \
                              a constant in the sampler's flags"
@@ -1341,7 +1342,7 @@ impl Selector<'_> {
                 let level = args.get(1).and_then(|b| constant(self, b));
                 if level != Some(0.0) || flags.mipmap != Mipmap::None {
                     return self.error(
-                        "agal.unsupported",
+                        CodegenRule::Unsupported,
                         format!(
                             "texture `{name}` sampled at an explicit level of detail: AGAL \
                              samples at the level the hardware chooses (plus a constant bias); \
@@ -1355,7 +1356,7 @@ impl Selector<'_> {
         match self.sampler_uses.get(&flags.index) {
             Some(first) if *first != flags => {
                 return self.error(
-                    "agal.unsupported",
+                    CodegenRule::Unsupported,
                     format!(
                         "texture `{name}` (fs{}) is sampled with different flags (LOD biases): \
                          Flash requires every use of a sampler register to have the same flags \

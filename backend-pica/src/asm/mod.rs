@@ -25,6 +25,9 @@ mod instr;
 mod operand;
 mod text;
 
+use mir::diag::Rule as _;
+
+use crate::rules::PicassoRule;
 use crate::shbin::ShaderBinary;
 
 /// One source file.
@@ -113,17 +116,17 @@ impl AsmError {
     /// The rule broken, from the kind of message: `picasso.syntax`, `picasso.operand`,
     /// `picasso.block`, `picasso.symbol`, `picasso.directive`, `picasso.limit`,
     /// `picasso.padding` (the warning of `-n`) or `picasso.internal`.
-    pub fn rule(&self) -> &'static str {
+    pub fn rule(&self) -> PicassoRule {
         let m = self.message.as_str();
         let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
         if m.starts_with("internal") {
-            "picasso.internal"
+            PicassoRule::Internal
         } else if has(&["padding NOP"]) {
-            "picasso.padding"
+            PicassoRule::Padding
         } else if (has(&["too many", "not enough"]) && !has(&["too many parameters"]))
             || has(&["(max ", "NUM has 8 bits", "beyond 4095", "longer than 255"])
         {
-            "picasso.limit"
+            PicassoRule::Limit
         } else if has(&[
             "undefined",
             "duplicate",
@@ -132,7 +135,7 @@ impl AsmError {
             "previously declared",
             "no DVLEs",
         ]) {
-            "picasso.symbol"
+            PicassoRule::Symbol
         } else if has(&[
             ".else",
             ".end",
@@ -141,7 +144,7 @@ impl AsmError {
             "nested",
             "spurious",
         ]) {
-            "picasso.block"
+            PicassoRule::Block
         } else if has(&[
             "register",
             "negated",
@@ -151,7 +154,7 @@ impl AsmError {
             "destination",
             "Inverting",
         ]) {
-            "picasso.operand"
+            PicassoRule::Operand
         } else if m.starts_with('.')
             || has(&[
                 "output",
@@ -166,9 +169,9 @@ impl AsmError {
                 "collides",
             ])
         {
-            "picasso.directive"
+            PicassoRule::Directive
         } else {
-            "picasso.syntax"
+            PicassoRule::Syntax
         }
     }
 
@@ -200,7 +203,7 @@ impl AsmError {
             out.push('\n');
         }
         let pad = " ".repeat(self.line.to_string().len() + 1);
-        out.push_str(&format!("{pad}= rule: {}\n", self.rule()));
+        out.push_str(&format!("{pad}= rule: {}\n", self.rule().id()));
         out
     }
 }

@@ -13,6 +13,7 @@
 //! - Padding NOPs go where picasso puts them ([`crate::padding`]), and a NOP between two
 //!   MOVAs, so that the listing of the result assembles to the same words.
 
+use crate::rules::Rule;
 use mir::hash::HashMap;
 
 use machine::vcode::{Allocated, Item, Origin, VCode};
@@ -125,7 +126,7 @@ struct Emitter<'a> {
 impl Emitter<'_> {
     fn error(&mut self, span: Span, message: impl Into<String>) {
         self.errors
-            .push(Diagnostic::error("pica.control-flow", message).with_span(span));
+            .push(Diagnostic::error(Rule::ControlFlow, message).with_span(span));
     }
 
     fn push(&mut self, inst: Inst) {
@@ -151,7 +152,7 @@ impl Emitter<'_> {
     fn target(&mut self, addr: usize) -> Target {
         Target::new(addr as u32).unwrap_or_else(|| {
             self.errors.push(Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the program needs more than {} words of code",
                     limits::MAX_CODE_WORDS
@@ -263,7 +264,7 @@ impl Emitter<'_> {
         self.temporaries = self.temporaries.max(used);
         built.unwrap_or_else(|e| {
             self.errors.push(Diagnostic::error(
-                "pica.internal",
+                Rule::Internal,
                 format!("internal: instruction selection made an unencodable instruction: {e}"),
             ));
             Inst::Nop

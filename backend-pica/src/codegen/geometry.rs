@@ -17,6 +17,7 @@
 //! `EmitVertex` must be reached after the same number of vertices of its strip on every path
 //! (after the counted loops around it are unrolled); `EndPrimitive` starts a new strip.
 
+use crate::rules::Rule;
 use mir::hash::HashMap;
 use mir::module::{BuiltIn, OutputPrimitive};
 use mir::{Diagnostic, Function, InstId, Module, Op};
@@ -25,7 +26,7 @@ use super::vinst::VInst;
 use crate::limits;
 
 /// The rule of geometry program errors.
-pub const RULE: &str = "pica.geometry";
+pub const RULE: Rule = Rule::Geometry;
 
 /// What a vertex program output register carries into the geometry program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +107,7 @@ pub fn place_inputs(m: &Module, layout: &Layout) -> Result<Placed, Vec<Diagnosti
     {
         errors.push(
             Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the geometry program reads {vertices} vertices of {per} registers each, \
                      {total} in all: more than point mode's 16 (v0 to v15), and in fixed mode \

@@ -22,6 +22,7 @@ pub mod prepare;
 pub mod select;
 pub mod vinst;
 
+use crate::rules::Rule;
 use mir::hash::HashMap;
 
 use machine::retry::{self, Policy};
@@ -95,6 +96,34 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
     Diagnostics(errors)
 }
 
+/// What an encoding failure tells the user: the hardware's limits are limits; any other
+/// encoding error is the code generator's (a limit would also send [`compile`] on a retry
+/// that cannot help).
+fn encoding_diagnostic(e: EncodeError) -> Diagnostic {
+    match e {
+        EncodeError::TooManyWords { words, limit } => Diagnostic::error(
+            Rule::Limit,
+            format!("the program is {words} instructions long; the PICA200 runs at most {limit}"),
+        ),
+        EncodeError::TooManyDescriptors { limit, .. } => Diagnostic::error(
+            Rule::Limit,
+            format!(
+                "the program needs more than {limit} operand descriptors (distinct \
+                 swizzle/negate/mask combinations), the PICA200's limit"
+            ),
+        ),
+        EncodeError::MadDescriptor { .. } => Diagnostic::error(
+            Rule::Limit,
+            "the program's multiply-adds need more than 32 operand descriptors (distinct \
+             swizzle/negate/mask combinations): a MAD can use only the first 32",
+        ),
+        other => Diagnostic::error(
+            Rule::Internal,
+            format!("internal error in encoding (this is a bug): {other}"),
+        ),
+    }
+}
+
 /// Compiles a vertex or geometry module.
 ///
 /// - A loop left from inside an `if` cannot use `breakc`, which leaves a loop from its top
@@ -106,12 +135,12 @@ fn diagnostics(errors: Vec<Diagnostic>) -> Diagnostics {
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut attempt = prepare::Try::FIRST;
     let mut result = compile_once(module, options, attempt);
-    if matches!(&result, Err(e) if e.errors().any(|d| d.rule == "pica.control-flow")) {
+    if matches!(&result, Err(e) if e.errors().any(|d| d.is(Rule::ControlFlow))) {
         attempt.predicate_breaks = true;
         result = compile_once(module, options, attempt);
     }
     match result {
-        Err(e) if e.errors().any(|d| d.rule == "pica.limit") => {
+        Err(e) if e.errors().any(|d| d.is(Rule::Limit)) => {
             attempt.affine = false;
             compile_once(module, options, attempt)
         }
@@ -141,7 +170,7 @@ fn compile_once(
         // picasso keeps b15 of a geometry program for the geometry unit.
         if let Some(u) = m.uniforms.iter().find(|u| u.is_bool && u.register >= 15) {
             return Err(diagnostics(vec![Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the bool uniform `{}` needs b{}; a geometry program has b0 to b14",
                     u.name, u.register
@@ -159,7 +188,7 @@ fn compile_once(
     for (h, input) in m.inputs.iter().filter(|_| layout.is_none()) {
         if input.location >= u32::from(limits::INPUT_REGISTERS) {
             errors.push(Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "input `{}` at location {}: the PICA200 has inputs v0 to v15",
                     input.name, input.location
@@ -228,7 +257,7 @@ fn compile_once(
             .count();
         if words > code_limit {
             return Err(diagnostics(vec![Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the program is at least {words} instructions long (before register \
                      moves and control flow); the PICA200 runs at most {code_limit}",
@@ -242,7 +271,7 @@ fn compile_once(
         Err(retry::Failure::Select(d)) => return Err(d),
         Err(retry::Failure::TooManyLive { needed, span }) => {
             let d = Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the program needs {needed} temporaries here; the PICA200 has {}",
                     limits::TEMP_REGISTERS
@@ -253,7 +282,7 @@ fn compile_once(
         }
         Err(retry::Failure::Internal(e)) => {
             return Err(diagnostics(vec![Diagnostic::error(
-                "pica.internal",
+                Rule::Internal,
                 format!("internal error (this is a bug): {e}"),
             )]));
         }
@@ -264,7 +293,7 @@ fn compile_once(
     let top_uniform = m.first_free_float_register();
     if pool.len() > usize::from(limits::FLOAT_UNIFORMS) {
         return Err(diagnostics(vec![Diagnostic::error(
-            "pica.limit",
+            Rule::Limit,
             format!(
                 "the program's literals need {} float registers; the PICA200 has {}",
                 pool.len(),
@@ -275,7 +304,7 @@ fn compile_once(
     if let Some(lowest) = pool.lowest() {
         if top_uniform > u32::from(lowest) {
             return Err(diagnostics(vec![Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "the uniforms take c0 to c{} and the program's {} literal registers c{lowest} \
                      to c95: together more than the PICA200's 96 float registers",
@@ -287,7 +316,7 @@ fn compile_once(
     }
     if top_uniform > u32::from(limits::FLOAT_UNIFORMS) {
         return Err(diagnostics(vec![Diagnostic::error(
-            "pica.limit",
+            Rule::Limit,
             format!(
                 "the uniforms need {top_uniform} float registers; the PICA200 has {}",
                 limits::FLOAT_UNIFORMS
@@ -295,19 +324,8 @@ fn compile_once(
         )]));
     }
 
-    let encoded = encode_program(&emitted.code).map_err(|e| {
-        let message = match e {
-            EncodeError::TooManyWords { words, limit } => format!(
-                "the program is {words} instructions long; the PICA200 runs at most {limit}"
-            ),
-            EncodeError::TooManyDescriptors { limit, .. } => format!(
-                "the program needs more than {limit} operand descriptors (distinct \
-                 swizzle/negate/mask combinations), the PICA200's limit"
-            ),
-            other => format!("internal error in encoding (this is a bug): {other}"),
-        };
-        diagnostics(vec![Diagnostic::error("pica.limit", message)])
-    })?;
+    let encoded =
+        encode_program(&emitted.code).map_err(|e| diagnostics(vec![encoding_diagnostic(e)]))?;
 
     let mut constants: Vec<Constant> = pool
         .registers()
@@ -417,7 +435,7 @@ fn compile_once(
     // The limits were checked above; a table the container still cannot hold is a bug.
     let bytes = shbin::write(&binary).map_err(|e| {
         diagnostics(vec![Diagnostic::error(
-            "pica.internal",
+            Rule::Internal,
             format!("internal error (this is a bug): the .shbin cannot be written: {e}"),
         )])
     })?;
@@ -560,5 +578,36 @@ fn drop_uncarried_lanes(f: &mut mir::Function, slots: &[Option<select::OutputSlo
     }
     if changed {
         mir::passes::dce::run(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::InstError;
+    use crate::inst::BinaryOp;
+    use mir::Fault;
+
+    #[test]
+    fn only_the_hardwares_limits_are_limits_when_encoding_fails() {
+        let words = encoding_diagnostic(EncodeError::TooManyWords {
+            words: 600,
+            limit: 512,
+        });
+        assert_eq!((words.rule, words.fault()), ("pica.limit", Fault::Limit));
+        let mad = encoding_diagnostic(EncodeError::MadDescriptor { index: 3 });
+        assert_eq!(mad.fault(), Fault::Limit);
+        // An instruction the selector made that cannot be encoded is a bug, not a limit
+        // (it used to read `pica.limit`, and sent `compile` on a retry).
+        let bug = encoding_diagnostic(EncodeError::Inst {
+            index: 7,
+            source: InstError::NoInvertedForm { op: BinaryOp::Add },
+        });
+        assert_eq!((bug.rule, bug.fault()), ("pica.internal", Fault::Internal));
+        assert!(
+            bug.message.starts_with("internal error in encoding"),
+            "{}",
+            bug.message
+        );
     }
 }

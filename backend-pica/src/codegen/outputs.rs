@@ -2,6 +2,7 @@
 //! location order, each with the semantic its location has by default (docs/conventions.md) or the
 //! one `--semantic L=NAME` gives it.
 
+use crate::rules::Rule;
 use machine::reflect::mask_letters;
 use mir::Diagnostic;
 use mir::module::{BuiltIn, Output};
@@ -93,7 +94,7 @@ pub fn assign(
             (Some(BuiltIn::PointSize), _) => continue,
             (Some(BuiltIn::FragDepth), _) => {
                 errors.push(Diagnostic::error(
-                    "pica.interface",
+                    Rule::Interface,
                     "gl_FragDepth is a fragment output; the PICA200 runs vertex programs",
                 ));
                 continue;
@@ -107,7 +108,7 @@ pub fn assign(
                 let Some(s) = s else {
                     errors.push(
                         Diagnostic::error(
-                            "pica.interface",
+                            Rule::Interface,
                             format!(
                                 "output `{}` at location {l} has no semantic: locations 0 to \
                                  5 have defaults",
@@ -133,7 +134,7 @@ pub fn assign(
         };
         if next >= limit {
             errors.push(Diagnostic::error(
-                "pica.limit",
+                Rule::Limit,
                 format!(
                     "more than {} outputs: only o0 to o6 carry a semantic (libctru's output \
                      map has seven slots)",
@@ -190,7 +191,7 @@ fn dropped(o: &Output, written: u8, lanes: u8, carriers: &str) -> Diagnostic {
         None => String::new(),
     };
     let d = Diagnostic::warning(
-        "pica.output-dropped",
+        Rule::OutputDropped,
         format!(
             "output `{}`{place} has {lanes} components, but the output table carries only {} \
              ({carriers}): {} {} {} dropped",

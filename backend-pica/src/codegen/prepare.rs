@@ -1,6 +1,7 @@
 //! The MIR the selector receives: the module after the PICA200's pass pipeline (what
 //! `--emit mir` prints), and the pipeline's choices for this machine.
 
+use crate::rules::Rule;
 use mir::analysis::constants::{constant_n, is_power_of_two};
 use mir::func::{Function, compose};
 use mir::inst::{Op, Operand};
@@ -137,7 +138,7 @@ pub fn prepare_until(
         .run(&mut m, &mut (), stop)
         .map_err(|e| match e {
             Stopped::Verify(e) => Diagnostics(vec![Diagnostic::error(
-                "pica.internal",
+                Rule::Internal,
                 format!("internal error (this is a bug): {e}"),
             )]),
             Stopped::Target(errors) => Diagnostics(errors),
@@ -152,7 +153,7 @@ fn stage(module: &Module) -> Result<(), Vec<Diagnostic>> {
         super::geometry::check(module).map_err(|d| vec![*d])
     } else if module.stage != Stage::Vertex {
         Err(vec![Diagnostic::error(
-            "pica.stage",
+            Rule::Stage,
             format!(
                 "{} programs are not supported: the PICA200 back end compiles vertex programs",
                 module.stage.name()
@@ -173,7 +174,7 @@ fn loops_left(m: &Module) -> Result<(), Vec<Diagnostic>> {
         .into_iter()
         .map(|span| {
             Diagnostic::error(
-                "pica.control-flow",
+                Rule::ControlFlow,
                 "a loop whose body always leaves it on the first trip, through a `break` \
                  inside an `if`, is not supported: write the body without the loop",
             )

@@ -21,6 +21,7 @@
 //! What a branch tests is set up at the end of its block (CMP, or nothing for a bool
 //! uniform) and recorded in [`Selected::branches`] for the emitter.
 
+use crate::rules::Rule;
 use mir::hash::{HashMap, HashSet};
 
 use machine::select::{
@@ -405,7 +406,7 @@ impl Selector<'_> {
 
     fn error(&mut self, span: mir::Span, message: impl Into<String>) {
         self.errors
-            .push(Diagnostic::error("pica.unsupported", message).with_span(span));
+            .push(Diagnostic::error(Rule::Unsupported, message).with_span(span));
     }
 
     /// Values the return alone reads that can be computed straight into their output

@@ -54,7 +54,7 @@ pub struct Assembled {
 }
 
 /// The rule identifier of assembly errors.
-pub const RULE: &str = "asm.syntax";
+pub const RULE: crate::rules::FrontRule = crate::rules::FrontRule::AsmSyntax;
 
 /// An assembly error while assembling: what, and which bytes of the text.
 #[derive(Debug)]
@@ -1002,7 +1002,7 @@ mod tests {
     fn errors_point_at_the_token() {
         let text = "OpCapability Shader\n%i = OpTypeInt 32 0\n%c = OpConstant %i -1\n";
         let err = assemble(text, &Options::default()).unwrap_err().0.remove(0);
-        assert_eq!(err.rule, RULE);
+        assert!(err.is(RULE));
         let rendered = err.render("t.spvasm", Some(text));
         assert!(rendered.contains("t.spvasm:3:20"), "{rendered}");
         let err = assemble("OpFoo", &Options::default())

@@ -43,6 +43,7 @@ use spirv::Word;
 use crate::disasm::Printer;
 use crate::entry::EntryPoint;
 use crate::module::Inst;
+use crate::rules::FrontRule;
 use crate::validate::ValidModule;
 use decor::Decorations;
 use storage::Var;
@@ -62,23 +63,26 @@ pub fn lower(valid: &ValidModule, entry: &EntryPoint) -> Result<mir::Module, Dia
     }
 }
 
-/// Lowering errors name what the targets cannot do; these identifiers label them.
+/// Lowering errors name what the targets cannot do; these rules label them (see
+/// [`FrontRule`]).
 pub mod rule {
+    use crate::rules::FrontRule;
+
     /// An instruction lowering does not handle.
-    pub const INSTRUCTION: &str = "lower.instruction";
+    pub const INSTRUCTION: FrontRule = FrontRule::LowerInstruction;
     /// A function that calls itself, directly or not.
-    pub const RECURSION: &str = "lower.recursion";
+    pub const RECURSION: FrontRule = FrontRule::LowerRecursion;
     /// A variable, built-in or storage class the interface conventions do not cover.
-    pub const INTERFACE: &str = "lower.interface";
+    pub const INTERFACE: FrontRule = FrontRule::LowerInterface;
     /// An image operation the targets cannot do.
-    pub const IMAGE: &str = "lower.image";
+    pub const IMAGE: FrontRule = FrontRule::LowerImage;
     /// Depth-comparison sampling (a shadow sampler): valid SPIR-V, which neither target's
     /// texture unit can do.
-    pub const SHADOW_SAMPLER: &str = "lower.shadow-sampler";
+    pub const SHADOW_SAMPLER: FrontRule = FrontRule::LowerShadowSampler;
     /// Control flow the lowering cannot make structured (switch fall-through).
-    pub const CONTROL_FLOW: &str = "lower.control-flow";
+    pub const CONTROL_FLOW: FrontRule = FrontRule::LowerControlFlow;
     /// An integer operation that has no float equivalent (bitwise operations on values).
-    pub const INTEGER: &str = "lower.integer";
+    pub const INTEGER: FrontRule = FrontRule::LowerInteger;
 }
 
 /// The state of one lowering.
@@ -236,7 +240,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Reports an error at `inst`.
-    pub fn error(&mut self, rule: &'static str, inst: &Inst, message: impl Into<String>) {
+    pub fn error(&mut self, rule: FrontRule, inst: &Inst, message: impl Into<String>) {
         let mut d = Diagnostic::error(rule, message).with_span(inst.span);
         d.instruction = Some(self.printer.inst(&inst.op));
         d.source = self.source_of(inst.span);
@@ -244,7 +248,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Reports an error about the module as a whole, or a variable.
-    pub fn error_at(&mut self, rule: &'static str, span: Span, message: impl Into<String>) {
+    pub fn error_at(&mut self, rule: FrontRule, span: Span, message: impl Into<String>) {
         let mut d = Diagnostic::error(rule, message);
         if span.ordinal > 0 {
             d = d.with_span(span);
