@@ -43,3 +43,18 @@ find "$here"/../tests/fixtures/handwritten -name '*.agal*' | while read -r f; do
     i=$((i + 1))
 done
 echo "seeded $(ls "$agalasm" | wc -l) inputs into $agalasm"
+# mir_read: the optimised MIR of the GLSL fixtures for both targets, and the filetests'
+# inputs (each file up to its expectation).
+mirs="$here/corpus/mir_read"
+mkdir -p "$mirs"
+root="$here/.."
+for f in "$root"/tests/fixtures/glsl/*.vert.spv; do
+    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro --bin spv2pica -- "$f" --emit mir -o "$mirs/$(basename "$f").pica.mir" 2>/dev/null || true
+done
+for f in "$root"/tests/fixtures/glsl/*.frag.spv; do
+    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro --bin spv2agal -- "$f" --profile standard --emit mir -o "$mirs/$(basename "$f").agal.mir" 2>/dev/null || true
+done
+for f in "$root"/mir/filetests/*.mir; do
+    sed '/^; expect:/,$d' "$f" > "$mirs/filetest_$(basename "$f")"
+done
+echo "seeded $(ls "$mirs" | wc -l) inputs into $mirs"

@@ -41,8 +41,8 @@ use mir::print::{print_function, print_module};
 /// A pass as a filetest runs it.
 type Pass = Box<dyn Fn(&mut Module) -> bool>;
 
-/// The pass called `name` (with `arg` after `=`, for those that take one). The one table of
-/// names: to be replaced by the pipeline's own when it declares its passes.
+/// The pass called `name` (with `arg` after `=`, for those that take one): by the pipeline's
+/// names (`mir::passes::pipeline::function_pass`), and those that take an argument here.
 fn pass(name: &str, arg: Option<&str>) -> Result<Pass, String> {
     fn on_function(f: fn(&mut mir::Function) -> bool) -> Pass {
         Box::new(move |m| f(&mut m.function))
@@ -51,34 +51,11 @@ fn pass(name: &str, arg: Option<&str>) -> Result<Pass, String> {
         arg.and_then(|a| a.parse().ok())
             .ok_or_else(|| format!("`{name}` takes {what}: `{name}=N`"))
     };
+    // The pipeline's own names; two the pipeline does not run alone.
     let plain: Option<fn(&mut mir::Function) -> bool> = match name {
-        "arms" => Some(passes::arms::run),
-        "blocks" => Some(passes::blocks::run),
-        "breaks" => Some(passes::breaks::run),
-        "conditions" => Some(passes::conditions::run),
-        "copyprop" => Some(passes::copyprop::run),
-        "cse" => Some(passes::cse::run),
-        "dce" => Some(passes::dce::run),
-        "exits" => Some(passes::exits::run),
-        "fallthrough" => Some(passes::fallthrough::run),
-        "fold" => Some(passes::fold::run),
-        "gather" => Some(passes::gather::run),
-        "homogeneous" => Some(passes::homogeneous::run),
-        "mad" => Some(passes::mad::run),
-        "matrix" => Some(passes::matrix::run),
-        "mem2reg" => Some(passes::mem2reg::run),
-        "narrow" => Some(passes::narrow::run),
-        "once" => Some(passes::once::run),
         "once_before_ssa" => Some(passes::once::run_before_ssa),
-        "order" => Some(passes::order::run),
-        "vectorize" => Some(passes::vectorize::run),
-        "params" => Some(passes::params::fold_trivial),
         "remat" => Some(passes::remat::run),
-        "scaled" => Some(passes::scaled::run),
-        "simplify" => Some(passes::simplify::run),
-        "sink" => Some(passes::sink::run),
-        "tails" => Some(passes::tails::run),
-        _ => None,
+        _ => passes::pipeline::function_pass(name),
     };
     if let Some(f) = plain {
         return match arg {

@@ -171,23 +171,30 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     })
 }
 
+/// The clean-up passes, in the order [`cleanup`] runs them.
+pub const CLEANUP: [(&str, fn(&mut crate::func::Function) -> bool); 11] = [
+    ("fold", fold::run),
+    ("simplify", simplify::run),
+    ("copyprop", copyprop::run),
+    ("cse", cse::run),
+    ("params", params::fold_trivial),
+    ("conditions", conditions::run),
+    ("narrow", narrow::run),
+    ("dce", dce::run),
+    ("blocks", blocks::run),
+    ("once", once::run),
+    ("order", order::run),
+];
+
 /// The clean-up passes, until none changes anything; returns the number of rounds.
 pub fn cleanup(module: &mut Module) -> Result<usize, VerifyError> {
     let mut rounds = 0;
     loop {
         rounds += 1;
         let mut changed = false;
-        changed |= run_pass(module, "fold", fold::run)?;
-        changed |= run_pass(module, "simplify", simplify::run)?;
-        changed |= run_pass(module, "copyprop", copyprop::run)?;
-        changed |= run_pass(module, "cse", cse::run)?;
-        changed |= run_pass(module, "params", params::fold_trivial)?;
-        changed |= run_pass(module, "conditions", conditions::run)?;
-        changed |= run_pass(module, "narrow", narrow::run)?;
-        changed |= run_pass(module, "dce", dce::run)?;
-        changed |= run_pass(module, "blocks", blocks::run)?;
-        changed |= run_pass(module, "once", once::run)?;
-        changed |= run_pass(module, "order", order::run)?;
+        for (name, pass) in CLEANUP {
+            changed |= run_pass(module, name, pass)?;
+        }
         if !changed || rounds >= 64 {
             return Ok(rounds);
         }

@@ -100,6 +100,34 @@ impl<C, E> Step<C, E> {
     pub fn then(self, then: Then<C, E>) -> Self {
         Step { then, ..self }
     }
+
+    /// The rewrite of the function this step runs, when it is one that reads nothing else.
+    pub fn function_pass(&self) -> Option<fn(&mut Function) -> bool> {
+        match self.run {
+            Run::Pass(run) => Some(run),
+            _ => None,
+        }
+    }
+}
+
+/// The rewrite of the function called `name` that reads nothing else: a clean-up pass (see
+/// [`super::CLEANUP`]), or a shared step that is one (with every option on). For tests that
+/// run passes by name.
+pub fn function_pass(name: &str) -> Option<fn(&mut Function) -> bool> {
+    if let Some((_, run)) = super::CLEANUP.iter().find(|(n, _)| *n == name) {
+        return Some(*run);
+    }
+    let all = Options {
+        duplicate_joins: true,
+        predicate_breaks: true,
+        native_dph: true,
+        sink_into_arms: true,
+        ..Options::default()
+    };
+    shared_steps::<(), ()>(&all)
+        .iter()
+        .find(|s| s.name == name)
+        .and_then(Step::function_pass)
 }
 
 /// Why a pipeline stopped early.
@@ -273,10 +301,11 @@ impl<C, E> fmt::Display for Pipeline<C, E> {
             };
             writeln!(f, "{line}{after}")?;
         }
+        let names: Vec<&str> = super::CLEANUP.iter().map(|(n, _)| *n).collect();
         writeln!(
             f,
-            "clean-up: fold simplify copyprop cse params conditions narrow dce blocks once order, \
-             until none changes anything"
+            "clean-up: {}, until none changes anything",
+            names.join(" ")
         )
     }
 }
