@@ -171,8 +171,11 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
     })
 }
 
+/// A rewrite of a function that says whether it changed anything.
+pub type Pass = fn(&mut crate::func::Function) -> bool;
+
 /// The clean-up passes, in the order [`cleanup`] runs them.
-pub const CLEANUP: [(&str, fn(&mut crate::func::Function) -> bool); 11] = [
+pub const CLEANUP: [(&str, Pass); 11] = [
     ("fold", fold::run),
     ("simplify", simplify::run),
     ("copyprop", copyprop::run),
