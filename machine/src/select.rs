@@ -16,6 +16,7 @@
 //!   register;
 //! - lanes of a register shared with other small values ([`Packs`], see [`crate::lanes`]).
 
+use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
 use mir::hash::{HashMap, HashSet};
@@ -166,29 +167,6 @@ impl Values {
     }
 }
 
-/// Whether `v` is computed into a register (a block parameter, or an instruction other than
-/// a read of an input, a uniform or a literal, which are read where they live).
-pub fn is_computed(f: &Function, v: Value) -> bool {
-    match f.values[v].def {
-        ValueDef::Param(..) => true,
-        ValueDef::Inst(i, _) => !reads_in_place(f.insts[i].op),
-    }
-}
-
-/// Whether an operation is a read of a register file or a literal (no instruction: its
-/// users read the register where the value lives).
-pub fn reads_in_place(op: Op) -> bool {
-    matches!(
-        op,
-        Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::InstanceIndex
-            | Op::FragCoord
-            | Op::Const(_)
-    )
-}
-
 /// Where in block `b` each of its results is defined (instruction positions).
 pub fn positions(f: &Function, b: BlockId) -> HashMap<Value, usize> {
     f.blocks[b]
@@ -241,7 +219,7 @@ pub fn returned_once<'f>(
                 && outputs.get(k).is_some_and(|o| o.lanes == lanes)
                 && v.swizzle.is_identity(lanes)
                 && uses.get(&v.value) == Some(&1)
-                && is_computed(f, v.value);
+                && is_temporary(f, v.value);
             (plain && runs_once(f, regions, v.value)).then_some((k, *v, def))
         })
         .collect()

@@ -24,9 +24,10 @@ use mir::hash::{HashMap, HashSet};
 
 use machine::select::{
     self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
-    is_computed, positions, returned_once,
+    positions, returned_once,
 };
 use machine::vcode::VCode;
+use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
@@ -269,7 +270,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
         if plain
             && !self.packs.contains(op.value)
             && !self.shared.contains_key(&op.value)
-            && is_computed(self.f, op.value)
+            && is_temporary(self.f, op.value)
         {
             return self.vreg(op.value);
         }
@@ -470,7 +471,7 @@ impl Selector<'_> {
             let own = match f.values[a.value].def {
                 ValueDef::Param(..) => true,
                 ValueDef::Inst(_, _) => {
-                    is_computed(f, a.value)
+                    is_temporary(f, a.value)
                         && !self.fused.contains(&a.value)
                         && !self.places.contains_key(&a.value)
                 }
@@ -688,8 +689,11 @@ impl Selector<'_> {
                 && self.regions.contains(&construct, b)
                 && (matches!(f.blocks[b].term, Terminator::Discard)
                     || f.blocks[b].insts.iter().any(|&i| {
+                        // Reads of the interface and literals emit nothing (`gl_FragCoord`
+                        // is computed before selection, by `position`), nor do
+                        // comparisons, which their users read.
                         let inst = &f.insts[i];
-                        emits_code(inst.op)
+                        !inst.op.is_interface_or_constant()
                             && inst
                                 .result()
                                 .is_none_or(|r| f.ty(r).is_float() && !self.fused.contains(&r))
@@ -1001,6 +1005,7 @@ impl Selector<'_> {
         }
         let args = inst.args.clone();
         match inst.op {
+            // Read where they live (see `location`).
             Op::LoadInput(_) | Op::LoadUniform { .. } | Op::InstanceIndex | Op::Const(_) => {}
             Op::Mov => {
                 let (lane, count) = self.target_lanes(r);
@@ -1677,19 +1682,6 @@ fn placeable_at(op: Op, lane: u8, count: u8) -> bool {
     writes_any_lanes(op)
         || (lane == 0 && count == 3 && matches!(op, Op::Cross | Op::Normalize))
         || (lane == 0 && count == 4 && matches!(op, Op::Sample { proj: false, .. }))
-}
-
-/// Whether a MIR operation emits an instruction (reads of registers and literals, and
-/// comparisons, which their users read, do not).
-fn emits_code(op: Op) -> bool {
-    !matches!(
-        op,
-        Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::InstanceIndex
-            | Op::Const(_)
-    )
 }
 
 fn unary_opcode(op: Op) -> Opcode {

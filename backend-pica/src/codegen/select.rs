@@ -226,12 +226,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
         if plain && matches!(self.f.values[op.value].def, ValueDef::Param(..)) {
             return self.vreg(op.value);
         }
+        // What `src` reads where it lives is moved.
         if plain && !self.packs.contains(op.value) {
             if let ValueDef::Inst(i, _) = self.f.values[op.value].def {
-                if !matches!(
-                    self.f.insts[i].op,
-                    Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_)
-                ) {
+                if !self.f.insts[i].op.is_input_uniform_or_constant() {
                     return self.vreg(op.value);
                 }
             }
@@ -957,10 +955,8 @@ impl Selector<'_> {
             d
         };
         match inst.op {
-            Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::Const(_) => {}
+            // Read where they live (see `src`).
+            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_) => {}
             Op::Mov => {
                 let src = self.src(&args[0]);
                 let d = dst(self);
@@ -1509,18 +1505,11 @@ fn describe(op: Op) -> String {
 }
 
 /// Whether `v` is computed by an instruction that writes a register (so it can write
-/// another place instead): not a read of an input, uniform or literal.
+/// another place instead): a float, not a read of an input, uniform or literal.
 fn writes(f: &Function, v: Value) -> bool {
     f.ty(v).kind == mir::Kind::Float
-        && f.def_inst(v).is_some_and(|d| {
-            !matches!(
-                d.op,
-                Op::LoadInput(_)
-                    | Op::LoadUniform { .. }
-                    | Op::LoadBoolUniform { .. }
-                    | Op::Const(_)
-            )
-        })
+        && f.def_inst(v)
+            .is_some_and(|d| !d.op.is_input_uniform_or_constant())
 }
 
 /// Whether the selector writes an operation's result of `n` lanes at any lanes of a
