@@ -25,24 +25,28 @@ use mir::module::Output;
 use regalloc2::VReg;
 
 use crate::lanes::{self, Packed};
+use crate::lower::Lower;
 use crate::vcode::{Origin, VCode};
 
 /// What an instruction set's selector does for the driver.
 pub trait Hooks<'f> {
     /// The virtual instruction.
     type Inst;
-    /// The function being selected.
-    fn function(&self) -> &'f Function;
-    /// The code being filled.
-    fn code(&mut self) -> &mut VCode<Self::Inst>;
-    /// The virtual register holding MIR value `v`.
-    fn vreg(&mut self, v: Value) -> VReg;
+    /// Where a value is placed other than in a register of its own (see [`Lower`]).
+    type Place;
+    /// What the instruction set keeps beside a chain.
+    type Extra: Copy;
+    /// What names a register copied into a temporary.
+    type CopyKey;
+    /// The lowering state: the function, the code being filled, the values' registers.
+    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Place, Self::Extra, Self::CopyKey>;
     /// `op` in a plain virtual register (a move when it is anything else): a block argument
     /// passed to `param`. The move writes every lane of `param`'s type, which is wider than
     /// `op`'s value where the argument is a splat or a lane selection (`s.xxxx` for a vec4).
     fn in_vreg(&mut self, op: &Operand, param: Value) -> VReg;
-    /// A new virtual block starts: forget what the previous block computed.
-    fn start_block(&mut self);
+    /// A new virtual block starts: forget what the previous block computed, beyond what
+    /// [`Lower::start_block`] forgets (nothing by default).
+    fn start_block(&mut self) {}
     /// Selects block `b`'s instructions (its terminator is the driver's).
     fn block(&mut self, b: BlockId);
     /// Sets up what block `b`'s conditional branch tests.
@@ -78,7 +82,7 @@ fn pass_args<'f, H: Hooks<'f>>(h: &mut H, f: &Function, e: &mir::func::Edge) -> 
 
 /// Selects every block of the hooks' function, in layout order, with the split edges.
 pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
-    let f = h.function();
+    let f = h.lower().f;
     for &b in &f.layout {
         let passed: Vec<Value> = f.blocks[b]
             .params
@@ -86,17 +90,19 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
             .copied()
             .filter(|&p| h.passed(p))
             .collect();
-        let params: Vec<VReg> = passed.into_iter().map(|p| h.vreg(p)).collect();
-        if let Some(vb) = h.code().block_of(Origin::Block(b)) {
-            h.code().set_params(vb, params);
+        let lo = h.lower();
+        let params: Vec<VReg> = passed.into_iter().map(|p| lo.vreg(p)).collect();
+        if let Some(vb) = lo.code.block_of(Origin::Block(b)) {
+            lo.code.set_params(vb, params);
         }
     }
-    let origins: Vec<Origin> = h.code().origins().collect();
+    let origins: Vec<Origin> = h.lower().code.origins().collect();
     for origin in origins {
-        let Some(vb) = h.code().block_of(origin) else {
+        let Some(vb) = h.lower().code.block_of(origin) else {
             continue;
         };
-        h.code().start(vb);
+        h.lower().code.start(vb);
+        h.lower().start_block();
         h.start_block();
         let b = match origin {
             Origin::Block(b) => b,
@@ -109,7 +115,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                     .find(|e| e.target == to)
                     .map(|e| pass_args(h, f, e))
                     .unwrap_or_default();
-                h.code().end_branch(vec![regs]);
+                h.lower().code.end_branch(vec![regs]);
                 continue;
             }
         };
@@ -117,7 +123,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
         match &f.blocks[b].term {
             Terminator::Jump(e) => {
                 let regs = pass_args(h, f, e);
-                h.code().end_branch(vec![regs]);
+                h.lower().code.end_branch(vec![regs]);
             }
             Terminator::Branch {
                 cond,
@@ -128,24 +134,24 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                 let mut args = Vec::new();
                 for e in [then, otherwise] {
                     // A split edge passes the arguments from its own block.
-                    let split = h.code().block_of(Origin::Edge(b, e.target)).is_some();
+                    let split = h.lower().code.block_of(Origin::Edge(b, e.target)).is_some();
                     args.push(if split {
                         Vec::new()
                     } else {
                         pass_args(h, f, e)
                     });
                 }
-                h.code().end_branch(args);
+                h.lower().code.end_branch(args);
             }
             Terminator::Return(values) => {
                 h.ret(b, values);
-                h.code().end_return();
+                h.lower().code.end_return();
             }
             Terminator::Discard => {
                 h.discard(b);
-                h.code().end_return();
+                h.lower().code.end_return();
             }
-            Terminator::Unreachable => h.code().end_return(),
+            Terminator::Unreachable => h.lower().code.end_return(),
         }
     }
 }
