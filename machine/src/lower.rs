@@ -7,13 +7,13 @@
 //! Its own module rather than part of `select`: `select` is the driver and the placement
 //! analyses, which read a function; this is the state a selector writes.
 
-use mir::func::{Function, Value, ValueDef};
-use mir::hash::HashMap;
+use mir::func::{BlockId, Function, Value, ValueDef};
+use mir::hash::{HashMap, HashSet};
 use mir::inst::{Op, Operand};
 use mir::{Diagnostic, Span};
 use regalloc2::VReg;
 
-use crate::select::{Chains, Packs, Values};
+use crate::select::{Chains, Packs, Values, positions};
 use crate::vcode::VCode;
 
 /// The state of selecting one function into virtual code of instruction `I`: `P` is where
@@ -77,6 +77,39 @@ impl<'f, I, P, X: Copy, K> Lower<'f, I, P, X, K> {
         self.chains.clear();
         self.packs.clear();
         self.copies.clear();
+    }
+
+    /// Starts the placement of block `b`'s values with those it computes straight into an
+    /// output. Returns where in `b` each of its results is defined.
+    pub fn place_outputs(&mut self, b: BlockId) -> HashMap<Value, usize>
+    where
+        P: Copy,
+    {
+        let here = positions(self.f, b);
+        let outputs_here: Vec<(Value, P)> = self
+            .outputs_at
+            .iter()
+            .filter(|(v, _)| here.contains_key(v))
+            .map(|(v, p)| (*v, *p))
+            .collect();
+        self.places.extend(outputs_here);
+        here
+    }
+
+    /// The values with a place of their own, which are not packed: the current block's
+    /// places and every output's.
+    pub fn placed(&self) -> HashSet<Value> {
+        let mut out: HashSet<Value> = self.places.keys().copied().collect();
+        out.extend(self.outputs_at.keys().copied());
+        out
+    }
+
+    /// Makes what follows `v`'s, when `v`'s definition has a source line (a copy of a value
+    /// is where the value was read or made).
+    pub fn at_definition(&mut self, v: Value) {
+        if let Some(d) = self.f.def_inst(v).filter(|d| d.span.source.is_some()) {
+            self.span = d.span;
+        }
     }
 
     /// Records error `d`, at the instruction being selected unless it names its own span.

@@ -24,15 +24,15 @@ use mir::hash::{HashMap, HashSet};
 
 use machine::lower::Lower;
 use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, positions, returned_once,
+    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once,
 };
 use machine::vcode::VCode;
+use mir::Diagnostic;
 use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
 use mir::module::{Module, TextureDim};
-use mir::Diagnostic;
 use regalloc2::VReg;
 
 use super::interface::{Interface, OutputReg};
@@ -279,15 +279,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
                 .get(k)
                 .map_or(self.lo.f.ty(v.value).lanes, |o| o.lanes);
             let dst = VDst::Reg(out.reg, out.index, out.mask);
-            // The copy is the value's: its source line is where the value was read or made.
-            if let Some(d) = self
-                .lo
-                .f
-                .def_inst(v.value)
-                .filter(|d| d.span.source.is_some())
-            {
-                self.lo.span = d.span;
-            }
+            self.lo.at_definition(v.value);
             self.unary_into(v, dst, 0, n);
         }
     }
@@ -329,15 +321,7 @@ impl Selector<'_> {
     /// rest when lane packing is on.
     fn plan(&mut self, b: BlockId) {
         let f = self.lo.f;
-        let here = positions(f, b);
-        let outputs_here: Vec<(Value, Place)> = self
-            .lo
-            .outputs_at
-            .iter()
-            .filter(|(v, _)| here.contains_key(v))
-            .map(|(v, p)| (*v, *p))
-            .collect();
-        self.lo.places.extend(outputs_here);
+        let here = self.lo.place_outputs(b);
         for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
             if inst.op != Op::Construct {
@@ -399,10 +383,9 @@ impl Selector<'_> {
             );
         }
         if self.lo.pack_lanes {
-            let mut exclude: HashSet<Value> = self.lo.places.keys().copied().collect();
+            let mut exclude = self.lo.placed();
             exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
             exclude.extend(self.fused.iter().copied());
-            exclude.extend(self.lo.outputs_at.keys().copied());
             exclude.extend(self.output_constructs.keys().copied());
             exclude.extend(self.shared.values().map(|&(c, _)| c));
             self.lo

@@ -25,8 +25,7 @@ use mir::hash::{HashMap, HashSet};
 
 use machine::lower::Lower;
 use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, positions, returned_once,
-    runs_once,
+    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once, runs_once,
 };
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
@@ -260,15 +259,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
             if self.lo.outputs_at.contains_key(&v.value) {
                 continue;
             }
-            // The copy is the value's: its source line is where the value was read or made.
-            if let Some(d) = self
-                .lo
-                .f
-                .def_inst(v.value)
-                .filter(|d| d.span.source.is_some())
-            {
-                self.lo.span = d.span;
-            }
+            self.lo.at_definition(v.value);
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
@@ -560,16 +551,8 @@ impl Selector<'_> {
     /// goes into the construct's lane (the construct's other lanes are moved in after).
     fn plan(&mut self, b: BlockId) {
         let f = self.lo.f;
-        let here = positions(f, b);
         // Outputs whose value this block computes, when the block runs exactly once.
-        let outputs_here: Vec<(Value, Place)> = self
-            .lo
-            .outputs_at
-            .iter()
-            .filter(|(v, _)| here.contains_key(v))
-            .map(|(v, p)| (*v, *p))
-            .collect();
-        self.lo.places.extend(outputs_here);
+        let here = self.lo.place_outputs(b);
         for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
             if inst.op != Op::Construct {
@@ -619,8 +602,7 @@ impl Selector<'_> {
             );
         }
         if self.lo.pack_lanes {
-            let mut exclude: HashSet<Value> = self.lo.places.keys().copied().collect();
-            exclude.extend(self.lo.outputs_at.keys().copied());
+            let exclude = self.lo.placed();
             self.lo.packs.plan(f, b, &exclude, packable);
         }
     }
