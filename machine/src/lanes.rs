@@ -22,8 +22,6 @@ use mir::hash::{HashMap, HashSet};
 use mir::func::{BlockId, Function, Terminator, Value};
 use mir::inst::Op;
 
-use crate::select::reads_in_place;
-
 /// Where a packed value lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packed {
@@ -70,7 +68,7 @@ pub fn plan(
     let deferred = |v: Value| {
         !f.ty(v).is_float()
             || f.def_inst(v)
-                .is_some_and(|d| reads_in_place(d.op) && !d.args.is_empty())
+                .is_some_and(|d| d.op.is_interface_or_constant() && !d.args.is_empty())
     };
     let mut read: HashMap<Value, Option<usize>> = HashMap::default();
     let later = |a: Option<usize>, b: Option<usize>| a.zip(b).map(|(a, b)| a.max(b));

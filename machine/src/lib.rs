@@ -8,6 +8,7 @@
 //! ```
 //!
 //! - [`vcode`]: virtual code in MIR's block layout, run through regalloc2;
+//! - [`lower`]: the lowering state a selector embeds (code, registers, errors, places);
 //! - [`select`]: the selection driver (block parameters, blocks and split edges in order,
 //!   block arguments) and value placement (values computed straight into an output or into
 //!   the lanes of the vector a construct builds);
@@ -21,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod lanes;
+pub mod lower;
 pub mod pool;
 pub mod reflect;
 pub mod retry;

@@ -16,6 +16,7 @@
 //!   register;
 //! - lanes of a register shared with other small values ([`Packs`], see [`crate::lanes`]).
 
+use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Terminator, Value, ValueDef};
 use mir::hash::{HashMap, HashSet};
@@ -24,24 +25,28 @@ use mir::module::Output;
 use regalloc2::VReg;
 
 use crate::lanes::{self, Packed};
+use crate::lower::Lower;
 use crate::vcode::{Origin, VCode};
 
 /// What an instruction set's selector does for the driver.
 pub trait Hooks<'f> {
     /// The virtual instruction.
     type Inst;
-    /// The function being selected.
-    fn function(&self) -> &'f Function;
-    /// The code being filled.
-    fn code(&mut self) -> &mut VCode<Self::Inst>;
-    /// The virtual register holding MIR value `v`.
-    fn vreg(&mut self, v: Value) -> VReg;
+    /// Where a value is placed other than in a register of its own (see [`Lower`]).
+    type Place;
+    /// What the instruction set keeps beside a chain.
+    type Extra: Copy;
+    /// What names a register copied into a temporary.
+    type CopyKey;
+    /// The lowering state: the function, the code being filled, the values' registers.
+    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Place, Self::Extra, Self::CopyKey>;
     /// `op` in a plain virtual register (a move when it is anything else): a block argument
     /// passed to `param`. The move writes every lane of `param`'s type, which is wider than
     /// `op`'s value where the argument is a splat or a lane selection (`s.xxxx` for a vec4).
     fn in_vreg(&mut self, op: &Operand, param: Value) -> VReg;
-    /// A new virtual block starts: forget what the previous block computed.
-    fn start_block(&mut self);
+    /// A new virtual block starts: forget what the previous block computed, beyond what
+    /// [`Lower::start_block`] forgets (nothing by default).
+    fn start_block(&mut self) {}
     /// Selects block `b`'s instructions (its terminator is the driver's).
     fn block(&mut self, b: BlockId);
     /// Sets up what block `b`'s conditional branch tests.
@@ -77,7 +82,7 @@ fn pass_args<'f, H: Hooks<'f>>(h: &mut H, f: &Function, e: &mir::func::Edge) -> 
 
 /// Selects every block of the hooks' function, in layout order, with the split edges.
 pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
-    let f = h.function();
+    let f = h.lower().f;
     for &b in &f.layout {
         let passed: Vec<Value> = f.blocks[b]
             .params
@@ -85,17 +90,19 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
             .copied()
             .filter(|&p| h.passed(p))
             .collect();
-        let params: Vec<VReg> = passed.into_iter().map(|p| h.vreg(p)).collect();
-        if let Some(vb) = h.code().block_of(Origin::Block(b)) {
-            h.code().set_params(vb, params);
+        let lo = h.lower();
+        let params: Vec<VReg> = passed.into_iter().map(|p| lo.vreg(p)).collect();
+        if let Some(vb) = lo.code.block_of(Origin::Block(b)) {
+            lo.code.set_params(vb, params);
         }
     }
-    let origins: Vec<Origin> = h.code().origins().collect();
+    let origins: Vec<Origin> = h.lower().code.origins().collect();
     for origin in origins {
-        let Some(vb) = h.code().block_of(origin) else {
+        let Some(vb) = h.lower().code.block_of(origin) else {
             continue;
         };
-        h.code().start(vb);
+        h.lower().code.start(vb);
+        h.lower().start_block();
         h.start_block();
         let b = match origin {
             Origin::Block(b) => b,
@@ -108,7 +115,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                     .find(|e| e.target == to)
                     .map(|e| pass_args(h, f, e))
                     .unwrap_or_default();
-                h.code().end_branch(vec![regs]);
+                h.lower().code.end_branch(vec![regs]);
                 continue;
             }
         };
@@ -116,7 +123,7 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
         match &f.blocks[b].term {
             Terminator::Jump(e) => {
                 let regs = pass_args(h, f, e);
-                h.code().end_branch(vec![regs]);
+                h.lower().code.end_branch(vec![regs]);
             }
             Terminator::Branch {
                 cond,
@@ -127,24 +134,24 @@ pub fn drive<'f, H: Hooks<'f>>(h: &mut H) {
                 let mut args = Vec::new();
                 for e in [then, otherwise] {
                     // A split edge passes the arguments from its own block.
-                    let split = h.code().block_of(Origin::Edge(b, e.target)).is_some();
+                    let split = h.lower().code.block_of(Origin::Edge(b, e.target)).is_some();
                     args.push(if split {
                         Vec::new()
                     } else {
                         pass_args(h, f, e)
                     });
                 }
-                h.code().end_branch(args);
+                h.lower().code.end_branch(args);
             }
             Terminator::Return(values) => {
                 h.ret(b, values);
-                h.code().end_return();
+                h.lower().code.end_return();
             }
             Terminator::Discard => {
                 h.discard(b);
-                h.code().end_return();
+                h.lower().code.end_return();
             }
-            Terminator::Unreachable => h.code().end_return(),
+            Terminator::Unreachable => h.lower().code.end_return(),
         }
     }
 }
@@ -164,29 +171,6 @@ impl Values {
     pub fn set(&mut self, v: Value, r: VReg) {
         self.0.insert(v, r);
     }
-}
-
-/// Whether `v` is computed into a register (a block parameter, or an instruction other than
-/// a read of an input, a uniform or a literal, which are read where they live).
-pub fn is_computed(f: &Function, v: Value) -> bool {
-    match f.values[v].def {
-        ValueDef::Param(..) => true,
-        ValueDef::Inst(i, _) => !reads_in_place(f.insts[i].op),
-    }
-}
-
-/// Whether an operation is a read of a register file or a literal (no instruction: its
-/// users read the register where the value lives).
-pub fn reads_in_place(op: Op) -> bool {
-    matches!(
-        op,
-        Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::InstanceIndex
-            | Op::FragCoord
-            | Op::Const(_)
-    )
 }
 
 /// Where in block `b` each of its results is defined (instruction positions).
@@ -241,7 +225,7 @@ pub fn returned_once<'f>(
                 && outputs.get(k).is_some_and(|o| o.lanes == lanes)
                 && v.swizzle.is_identity(lanes)
                 && uses.get(&v.value) == Some(&1)
-                && is_computed(f, v.value);
+                && is_temporary(f, v.value);
             (plain && runs_once(f, regions, v.value)).then_some((k, *v, def))
         })
         .collect()

@@ -353,6 +353,18 @@ impl Op {
         )
     }
 
+    /// Whether the operation is a constant or a read of an input or a uniform: what every
+    /// target reads where it lives as a source operand. Narrower than
+    /// [`Op::is_interface_or_constant`]: a bool uniform is tested by a branch, not read as a
+    /// source, and only some targets have a register for the instance (AGAL's `iid`; the
+    /// PICA200 has none) or the fragment's position (none does: AGAL computes it).
+    pub fn is_input_uniform_or_constant(self) -> bool {
+        matches!(
+            self,
+            Op::Const(_) | Op::LoadInput(_) | Op::LoadUniform { .. }
+        )
+    }
+
     /// Whether the operation works lane by lane on float operands of the result's width.
     pub fn is_lanewise_float(self) -> bool {
         matches!(

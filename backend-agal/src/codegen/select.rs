@@ -23,16 +23,17 @@
 use crate::rules::CodegenRule;
 use mir::hash::{HashMap, HashSet};
 
+use machine::lower::Lower;
 use machine::select::{
-    self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
-    is_computed, positions, returned_once,
+    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once,
 };
 use machine::vcode::VCode;
+use mir::Diagnostic;
+use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
 use mir::module::{Module, TextureDim};
-use mir::{Diagnostic, Span};
 use regalloc2::VReg;
 
 use super::interface::{Interface, OutputReg};
@@ -107,7 +108,8 @@ pub fn select(
     pack_lanes: bool,
 ) -> Result<VCode<VInst>, Vec<Diagnostic>> {
     let f = &module.function;
-    let uses = f.use_counts();
+    let lo = Lower::new(f, pack_lanes);
+    let uses = &lo.uses;
     let mut matrices = HashMap::default();
     let mut padded = HashMap::default();
     let mut fused = HashSet::default();
@@ -153,7 +155,7 @@ pub fn select(
                 fused.extend(plan.dots.iter().copied());
                 matrices.insert(r, plan);
             } else if let (Some(r), Some(plan)) =
-                (inst.result(), matrix::plan_padded(f, &inst.args, &uses))
+                (inst.result(), matrix::plan_padded(f, &inst.args, uses))
             {
                 padded.insert(r, plan);
             }
@@ -162,56 +164,37 @@ pub fn select(
     let regions = Regions::new(f);
     let mut s = Selector {
         m: module,
-        f,
+        lo,
         iface,
         pool,
         profile,
         version: profile.version(),
-        code: VCode::new(f),
-        vregs: Values::default(),
-        errors: Vec::new(),
-        span: Span::default(),
-        outputs_at: HashMap::default(),
         output_constructs: HashMap::default(),
         output_pads: HashMap::default(),
         pad_next: None,
-        places: HashMap::default(),
-        constant_copies: Vec::new(),
-        chains: Chains::default(),
         modified: HashMap::default(),
-        packs: Packs::default(),
         matrices,
         fused,
         shared,
-        uses,
         sampler_uses: HashMap::default(),
-        pack_lanes,
         regions,
     };
-    s.outputs_at = s.output_places();
+    s.lo.outputs_at = s.output_places();
     s.adopt_padded_matrices(&padded);
     driver::drive(&mut s);
-    if s.errors.is_empty() {
-        Ok(s.code)
-    } else {
-        Err(s.errors)
-    }
+    s.lo.finish()
 }
 
 struct Selector<'a> {
     m: &'a Module,
-    f: &'a Function,
+    /// The state the machine layer's driver shares: places are [`Place`]s, a chain keeps the
+    /// vector whose lanes the construct keeps in place, and constant registers are copied by
+    /// file and number (with the lanes copied).
+    lo: Lower<'a, VInst, Place, Option<Value>, (RegType, u16)>,
     iface: &'a Interface,
     pool: &'a mut Pool,
     profile: Profile,
     version: Version,
-    code: VCode<VInst>,
-    vregs: Values,
-    errors: Vec<Diagnostic>,
-    /// The MIR instruction being selected.
-    span: Span,
-    /// Values computed straight into an output.
-    outputs_at: HashMap<Value, Place>,
     /// Vectors built piece by piece straight into a varying or `op` (each piece writes its
     /// lanes of the output; no temporary and no copy after).
     output_constructs: HashMap<Value, OutputReg>,
@@ -221,19 +204,8 @@ struct Selector<'a> {
     output_pads: HashMap<Value, (Mask, u8, bool)>,
     /// The padding of the instruction being committed, for [`Selector::emit`].
     pad_next: Option<(Mask, u8, bool)>,
-    /// Values of the current block computed straight into a construct's lanes.
-    places: HashMap<Value, Place>,
-    /// Constant registers copied into a temporary in the current block (for Flash's one
-    /// constant per instruction): register, lanes copied, the copy; reused while the block
-    /// lasts.
-    constant_copies: Vec<(RegType, u16, Mask, VReg)>,
-    /// Vectors being written piece by piece in the current block, each with the vector
-    /// whose lanes the construct keeps in place.
-    chains: Chains<Option<Value>>,
     /// `-v`, `|v|`, `-|v|` computed in the current block.
     modified: HashMap<(Value, bool, bool), VReg>,
-    /// The packed values of the current block.
-    packs: Packs,
     /// Constructs whose first lanes are one matrix instruction.
     matrices: HashMap<Value, MatrixPlan>,
     /// Dot products those instructions compute.
@@ -241,63 +213,49 @@ struct Selector<'a> {
     /// Those of them read again after the construct: the construct and the lane they are
     /// read from.
     shared: HashMap<Value, (Value, u8)>,
-    /// How many times each value is read.
-    uses: HashMap<Value, usize>,
     /// Each sampler register's flags at its first use (#3696).
     sampler_uses: HashMap<u16, Sampler>,
-    pack_lanes: bool,
     regions: Regions,
 }
 
 impl<'a> Hooks<'a> for Selector<'a> {
     type Inst = VInst;
+    type Place = Place;
+    type Extra = Option<Value>;
+    type CopyKey = (RegType, u16);
 
-    fn function(&self) -> &'a Function {
-        self.f
+    fn lower(&mut self) -> &mut Lower<'a, VInst, Place, Option<Value>, (RegType, u16)> {
+        &mut self.lo
     }
 
-    fn code(&mut self) -> &mut VCode<VInst> {
-        &mut self.code
-    }
-
-    fn vreg(&mut self, v: Value) -> VReg {
-        self.vregs.get(&mut self.code, v)
-    }
-
-    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
+    /// MIR operand `op` in a plain virtual register (a move when it is anything else, or a
+    /// dot product a matrix instruction computes).
     fn in_vreg(&mut self, op: &mir::Operand, param: Value) -> VReg {
-        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
-        if plain
-            && !self.packs.contains(op.value)
-            && !self.shared.contains_key(&op.value)
-            && is_computed(self.f, op.value)
-        {
-            return self.vreg(op.value);
+        if !self.shared.contains_key(&op.value) {
+            if let Some(r) = self.lo.own_vreg(op, Op::is_interface_or_constant) {
+                return r;
+            }
         }
         // The parameter's lanes, not the argument value's: a splat `s.xxxx` passed to a vec4
         // writes all four.
-        let n = self.f.ty(param).lanes;
-        let t = self.code.vreg();
+        let n = self.lo.f.ty(param).lanes;
+        let t = self.lo.code.vreg();
         self.unary_into(op, VDst::Temp(t, lanes_mask(0, n)), 0, n);
         t
     }
 
     fn start_block(&mut self) {
-        self.places.clear();
-        self.constant_copies.clear();
-        self.chains.clear();
         self.modified.clear();
-        self.packs.clear();
     }
 
     fn block(&mut self, b: BlockId) {
-        let f = self.f;
-        self.span = f.blocks[b].span;
+        let f = self.lo.f;
+        self.lo.span = f.blocks[b].span;
         self.plan(b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
-        self.span = f.blocks[b].span;
+        self.lo.span = f.blocks[b].span;
     }
 
     fn test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
@@ -309,7 +267,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
             let Some(Some(out)) = self.iface.outputs.get(k).copied() else {
                 continue;
             };
-            if self.outputs_at.contains_key(&v.value)
+            if self.lo.outputs_at.contains_key(&v.value)
                 || self.output_constructs.contains_key(&v.value)
             {
                 continue;
@@ -320,12 +278,9 @@ impl<'a> Hooks<'a> for Selector<'a> {
                 .m
                 .outputs
                 .get(k)
-                .map_or(self.f.ty(v.value).lanes, |o| o.lanes);
+                .map_or(self.lo.f.ty(v.value).lanes, |o| o.lanes);
             let dst = VDst::Reg(out.reg, out.index, out.mask);
-            // The copy is the value's: its source line is where the value was read or made.
-            if let Some(d) = self.f.def_inst(v.value).filter(|d| d.span.source.is_some()) {
-                self.span = d.span;
-            }
+            self.lo.at_definition(v.value);
             self.unary_into(v, dst, 0, n);
         }
     }
@@ -351,8 +306,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
 impl Selector<'_> {
     fn error(&mut self, rule: CodegenRule, message: impl Into<String>) {
-        self.errors
-            .push(Diagnostic::error(rule, message).with_span(self.span));
+        self.lo.error(Diagnostic::error(rule, message));
     }
 
     fn internal(&mut self, message: impl Into<String>) {
@@ -367,15 +321,8 @@ impl Selector<'_> {
     /// Decides which values of block `b` go straight into their final place, and packs the
     /// rest when lane packing is on.
     fn plan(&mut self, b: BlockId) {
-        let f = self.f;
-        let here = positions(f, b);
-        let outputs_here: Vec<(Value, Place)> = self
-            .outputs_at
-            .iter()
-            .filter(|(v, _)| here.contains_key(v))
-            .map(|(v, p)| (*v, *p))
-            .collect();
-        self.places.extend(outputs_here);
+        let f = self.lo.f;
+        let here = self.lo.place_outputs(b);
         for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
             if inst.op != Op::Construct {
@@ -395,8 +342,8 @@ impl Selector<'_> {
                 f,
                 construct,
                 &here,
-                &self.uses,
-                |v| self.fused.contains(&v) || self.places.contains_key(&v),
+                &self.lo.uses,
+                |v| self.fused.contains(&v) || self.lo.places.contains_key(&v),
                 |_, d, lane, count| placeable_at(d.op, lane, count),
             );
             let first_piece = placed
@@ -405,7 +352,7 @@ impl Selector<'_> {
                 .min()
                 .unwrap_or(usize::MAX);
             for &(v, lane, count) in &placed {
-                self.places.insert(
+                self.lo.places.insert(
                     v,
                     Place::Lane {
                         chain: c,
@@ -421,13 +368,13 @@ impl Selector<'_> {
                 self.adopt_output_construct(c, inst.args.len(), rest);
             }
             let pieces = placed.len() + usize::from(matrix_lanes > 0) + rest;
-            let prev = base.map(|v| self.vreg(v));
+            let prev = base.map(|v| self.lo.vreg(v));
             if pieces == 0 {
                 if let Some(p) = prev {
-                    self.vregs.set(c, p);
+                    self.lo.vregs.set(c, p);
                 }
             }
-            self.chains.start(
+            self.lo.chains.start(
                 c,
                 Chain {
                     prev,
@@ -436,14 +383,14 @@ impl Selector<'_> {
                 },
             );
         }
-        if self.pack_lanes {
-            let mut exclude: HashSet<Value> = self.places.keys().copied().collect();
-            exclude.extend(self.chains.iter().filter_map(|c| c.extra));
+        if self.lo.pack_lanes {
+            let mut exclude = self.lo.placed();
+            exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
             exclude.extend(self.fused.iter().copied());
-            exclude.extend(self.outputs_at.keys().copied());
             exclude.extend(self.output_constructs.keys().copied());
             exclude.extend(self.shared.values().map(|&(c, _)| c));
-            self.packs
+            self.lo
+                .packs
                 .plan(f, b, &exclude, |op, _| writes_any_lanes(op));
         }
     }
@@ -459,10 +406,11 @@ impl Selector<'_> {
         first_piece: usize,
         here: &HashMap<Value, usize>,
     ) -> Option<Value> {
-        let f = self.f;
+        let f = self.lo.f;
         let mut best: Option<(Value, usize)> = None;
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
+            {
                 continue;
             }
             if a.neg || a.abs || a.swizzle.lane(0) != l as u8 || f.ty(a.value).lanes <= l as u8 {
@@ -471,9 +419,9 @@ impl Selector<'_> {
             let own = match f.values[a.value].def {
                 ValueDef::Param(..) => true,
                 ValueDef::Inst(_, _) => {
-                    is_computed(f, a.value)
+                    is_temporary(f, a.value)
                         && !self.fused.contains(&a.value)
-                        && !self.places.contains_key(&a.value)
+                        && !self.lo.places.contains_key(&a.value)
                 }
             };
             let before = here.get(&a.value).is_none_or(|&p| p < first_piece);
@@ -503,7 +451,7 @@ impl Selector<'_> {
             Stage::Vertex => limits.vertex_constants,
             Stage::Fragment => limits.fragment_constants,
         });
-        let returned = returned_once(self.f, &self.m.outputs, &self.uses, &self.regions);
+        let returned = returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions);
         for (k, v, _) in returned {
             let Some(plan) = padded.get(&v.value) else {
                 continue;
@@ -513,13 +461,13 @@ impl Selector<'_> {
             };
             if slot.mask != Mask::XYZW
                 || plan.register + 3 >= registers
-                || self.outputs_at.contains_key(&v.value)
+                || self.lo.outputs_at.contains_key(&v.value)
             {
                 continue;
             }
             self.fused.extend(plan.dots.iter().copied());
             self.matrices.insert(v.value, plan.clone());
-            self.outputs_at.insert(v.value, Place::Output(slot));
+            self.lo.outputs_at.insert(v.value, Place::Output(slot));
         }
     }
 
@@ -530,7 +478,7 @@ impl Selector<'_> {
     /// colour output must be written at once (#3701, #3744) and keeps its copy. Lanes the
     /// vector does not have are padded by the construct's last move, so there must be one.
     fn adopt_output_construct(&mut self, c: Value, lanes: usize, groups: usize) {
-        let returned = returned_once(self.f, &self.m.outputs, &self.uses, &self.regions);
+        let returned = returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions);
         let Some((k, ..)) = returned.into_iter().find(|(_, v, _)| v.value == c) else {
             return;
         };
@@ -544,7 +492,7 @@ impl Selector<'_> {
         // writes the rest too, if it writes lanes freely.
         let pad = Mask::from_bits_truncate(slot.mask.bits() & !lanes_mask(0, lanes as u8).bits());
         if !covered && !pad.is_empty() {
-            let last = self.places.iter().find_map(|(&v, p)| match *p {
+            let last = self.lo.places.iter().find_map(|(&v, p)| match *p {
                 Place::Lane { chain, lane, count }
                     if chain == c && usize::from(lane + count) == lanes =>
                 {
@@ -552,7 +500,7 @@ impl Selector<'_> {
                 }
                 _ => None,
             });
-            let op = last.and_then(|(v, _)| self.f.def_inst(v)).map(|d| d.op);
+            let op = last.and_then(|(v, _)| self.lo.f.def_inst(v)).map(|d| d.op);
             if let (Some((v, lane)), Some(op)) = (last, op) {
                 let lanewise = op.is_lanewise_float() && op != Op::Sat;
                 if lanewise || matches!(op, Op::Dot(_)) {
@@ -562,7 +510,7 @@ impl Selector<'_> {
             }
         }
         let shared = self.matrices.get(&c).is_some_and(|p| self.is_shared(p));
-        if lane_wise_output && covered && !shared && !self.outputs_at.contains_key(&c) {
+        if lane_wise_output && covered && !shared && !self.lo.outputs_at.contains_key(&c) {
             self.output_constructs.insert(c, slot);
         }
     }
@@ -577,7 +525,7 @@ impl Selector<'_> {
     /// block that runs once: computed straight into their output.
     fn output_places(&self) -> HashMap<Value, Place> {
         let mut out = HashMap::default();
-        for (k, v, def) in returned_once(self.f, &self.m.outputs, &self.uses, &self.regions) {
+        for (k, v, def) in returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
                 continue;
             };
@@ -598,7 +546,7 @@ impl Selector<'_> {
 
     /// Sets up the test of a conditional branch ending block `b` (AGAL 2 and 3).
     fn branch_test(&mut self, b: BlockId, cond: &mir::Operand, then: BlockId, otherwise: BlockId) {
-        let def = self.f.def_inst(cond.value).cloned();
+        let def = self.lo.f.def_inst(cond.value).cloned();
         let Some(d) = def.filter(|d| matches!(d.op, Op::Cmp(_))) else {
             return self.internal("a branch on a value that is not a comparison");
         };
@@ -608,7 +556,7 @@ impl Selector<'_> {
             ..o
         };
         let (x, y) = (pick(d.args[0]), pick(d.args[1]));
-        let merge = match self.f.blocks[b].structure {
+        let merge = match self.lo.f.blocks[b].structure {
             Some(Structure::If { merge }) => merge,
             _ => return self.internal("a branch outside a structured `if`"),
         };
@@ -645,7 +593,7 @@ impl Selector<'_> {
         };
         let a = self.src(&p, fixed(1));
         let b2 = self.src(&q, fixed(1));
-        let flag = self.code.vreg();
+        let flag = self.lo.code.vreg();
         self.emit(VInst::Alu {
             op: Opcode::Slt,
             dst: VDst::Temp(flag, Mask::X),
@@ -683,14 +631,17 @@ impl Selector<'_> {
         else {
             return true;
         };
-        let f = self.f;
+        let f = self.lo.f;
         f.layout.iter().any(|&b| {
             self.regions.doms.dominates(start, b)
                 && self.regions.contains(&construct, b)
                 && (matches!(f.blocks[b].term, Terminator::Discard)
                     || f.blocks[b].insts.iter().any(|&i| {
+                        // Reads of the interface and literals emit nothing (`gl_FragCoord`
+                        // is computed before selection, by `position`), nor do
+                        // comparisons, which their users read.
                         let inst = &f.insts[i];
-                        emits_code(inst.op)
+                        !inst.op.is_interface_or_constant()
                             && inst
                                 .result()
                                 .is_none_or(|r| f.ty(r).is_float() && !self.fused.contains(&r))
@@ -705,8 +656,8 @@ impl Selector<'_> {
     /// A source operand for MIR operand `op`, read at `positions`.
     fn src(&mut self, op: &mir::Operand, positions: Positions) -> VOp {
         let v = op.value;
-        if let Some(Op::Const(bits)) = self.f.def_inst(v).map(|d| d.op) {
-            let lanes = usize::from(self.f.ty(v).lanes.max(1));
+        if let Some(Op::Const(bits)) = self.lo.f.def_inst(v).map(|d| d.op) {
+            let lanes = usize::from(self.lo.f.ty(v).lanes.max(1));
             let want = positions.map(|p| {
                 p.map(|j| {
                     let mut x = f32::from_bits(bits[op.swizzle.lane(j as usize) as usize % lanes]);
@@ -747,15 +698,15 @@ impl Selector<'_> {
     /// Where value `v` is read from, and the register lane of its lane 0.
     fn location(&mut self, v: Value) -> (VSrc, u8) {
         if let Some(&(c, lane)) = self.shared.get(&v) {
-            return (VSrc::Temp(self.vreg(c)), lane);
+            return (VSrc::Temp(self.lo.vreg(c)), lane);
         }
-        if let Some((r, offset)) = self.packs.read(v) {
+        if let Some((r, offset)) = self.lo.packs.read(v) {
             return (VSrc::Temp(r), offset);
         }
-        let ValueDef::Inst(i, _) = self.f.values[v].def else {
-            return (VSrc::Temp(self.vreg(v)), 0);
+        let ValueDef::Inst(i, _) = self.lo.f.values[v].def else {
+            return (VSrc::Temp(self.lo.vreg(v)), 0);
         };
-        let inst = self.f.insts[i].clone();
+        let inst = self.lo.f.insts[i].clone();
         match inst.op {
             Op::LoadInput(id) => {
                 let (reg, n) = self.iface.inputs.get(id.index()).copied().unwrap_or((
@@ -774,7 +725,7 @@ impl Selector<'_> {
                 0,
             ),
             Op::LoadUniform { register } => (self.indexed(register, &inst.args[0]), 0),
-            _ => (VSrc::Temp(self.vreg(v)), 0),
+            _ => (VSrc::Temp(self.lo.vreg(v)), 0),
         }
     }
 
@@ -806,22 +757,22 @@ impl Selector<'_> {
         let direct = !lane0.neg
             && !lane0.abs
             && !matches!(
-                self.f.def_inst(lane0.value).map(|d| d.op),
+                self.lo.f.def_inst(lane0.value).map(|d| d.op),
                 Some(Op::Const(_))
             )
             && !matches!(
-                self.f.def_inst(lane0.value),
+                self.lo.f.def_inst(lane0.value),
                 Some(d) if matches!(d.op, Op::LoadUniform { .. }) && !d.args.is_empty()
             );
         let (reg, lane) = if direct {
             match self.location(lane0.value) {
                 (VSrc::Temp(t), off) => (IndexReg::Temp(t), off + lane0.swizzle.lane(0)),
                 (VSrc::Reg(r, n), off) => (IndexReg::Reg(r, n), off + lane0.swizzle.lane(0)),
-                (VSrc::Indexed { .. }, _) => (IndexReg::Temp(self.code.vreg()), 0),
+                (VSrc::Indexed { .. }, _) => (IndexReg::Temp(self.lo.code.vreg()), 0),
             }
         } else {
             let op = self.src(&lane0, fixed(1));
-            let t = self.code.vreg();
+            let t = self.lo.code.vreg();
             self.emit(VInst::Alu {
                 op: Opcode::Mov,
                 dst: VDst::Temp(t, Mask::X),
@@ -843,8 +794,8 @@ impl Selector<'_> {
         if let Some(&t) = self.modified.get(&(v, neg, abs)) {
             return t;
         }
-        let n = self.f.ty(v).lanes;
-        let t = self.code.vreg();
+        let n = self.lo.f.ty(v).lanes;
+        let t = self.lo.code.vreg();
         let a = if neg && abs {
             let inner = self.modified_vreg(v, false, true);
             VOp {
@@ -884,7 +835,10 @@ impl Selector<'_> {
     /// `dst = op` (a move, or `neg`/`abs` for a modified operand), `op`'s `count` lanes read
     /// from position `lane` on.
     fn unary_into(&mut self, op: &mir::Operand, dst: VDst, lane: u8, count: u8) {
-        let constant = matches!(self.f.def_inst(op.value).map(|d| d.op), Some(Op::Const(_)));
+        let constant = matches!(
+            self.lo.f.def_inst(op.value).map(|d| d.op),
+            Some(Op::Const(_))
+        );
         let (opcode, plain) = match (op.neg && !constant, op.abs && !constant) {
             (false, false) => (Opcode::Mov, *op),
             (true, false) => (Opcode::Neg, mir::Operand { neg: false, ..*op }),
@@ -906,13 +860,13 @@ impl Selector<'_> {
 
     /// Where the instruction computing `r` writes (without committing to it).
     fn target(&self, r: Value) -> Target {
-        if let Some(p) = self.places.get(&r) {
+        if let Some(p) = self.lo.places.get(&r) {
             return Target::Place(*p);
         }
-        if let Some(p) = self.outputs_at.get(&r) {
+        if let Some(p) = self.lo.outputs_at.get(&r) {
             return Target::Place(*p);
         }
-        match self.packs.get(r) {
+        match self.lo.packs.get(r) {
             Some(p) => Target::Pack(p.offset),
             None => Target::Own,
         }
@@ -920,7 +874,7 @@ impl Selector<'_> {
 
     /// The first lane and the lane count of `r`'s result in its target.
     fn target_lanes(&self, r: Value) -> (u8, u8) {
-        let n = self.f.ty(r).lanes;
+        let n = self.lo.f.ty(r).lanes;
         match self.target(r) {
             Target::Place(Place::Lane { lane, count, .. }) => (lane, count),
             Target::Pack(offset) => (offset, n),
@@ -930,9 +884,9 @@ impl Selector<'_> {
 
     /// Commits the destination of `r`, writing `mask` when given (else the value's lanes).
     fn commit(&mut self, r: Value, fixed_mask: Option<Mask>) -> VDst {
-        let n = self.f.ty(r).lanes;
+        let n = self.lo.f.ty(r).lanes;
         match self.target(r) {
-            Target::Own => VDst::Temp(self.vreg(r), fixed_mask.unwrap_or(lanes_mask(0, n))),
+            Target::Own => VDst::Temp(self.lo.vreg(r), fixed_mask.unwrap_or(lanes_mask(0, n))),
             Target::Place(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
             Target::Place(Place::Lane { chain, lane, count }) => {
                 let mask = fixed_mask.unwrap_or(lanes_mask(lane, count));
@@ -946,9 +900,9 @@ impl Selector<'_> {
             }
             Target::Pack(offset) => {
                 let mask = fixed_mask.unwrap_or(lanes_mask(offset, n));
-                match self.packs.write(r, &mut self.code) {
+                match self.lo.packs.write(r, &mut self.lo.code) {
                     Some((piece, _)) => dst(piece, mask),
-                    None => VDst::Temp(self.code.vreg(), mask),
+                    None => VDst::Temp(self.lo.code.vreg(), mask),
                 }
             }
         }
@@ -959,11 +913,15 @@ impl Selector<'_> {
         if let Some(out) = self.output_constructs.get(&c) {
             return VDst::Reg(out.reg, out.index, mask);
         }
-        match self.chains.next(c, &mut self.code, &mut self.vregs) {
+        match self
+            .lo
+            .chains
+            .next(c, &mut self.lo.code, &mut self.lo.vregs)
+        {
             Some(piece) => dst(piece, mask),
             None => {
                 self.internal("a piece of a vector that is not being built");
-                VDst::Temp(self.code.vreg(), mask)
+                VDst::Temp(self.lo.code.vreg(), mask)
             }
         }
     }
@@ -974,8 +932,8 @@ impl Selector<'_> {
 
     /// Selects one MIR instruction.
     fn inst(&mut self, i: mir::InstId) {
-        let inst = self.f.insts[i].clone();
-        self.span = inst.span;
+        let inst = self.lo.f.insts[i].clone();
+        self.lo.span = inst.span;
         // An output piece's padding belongs to the instruction committed with it only.
         self.pad_next = None;
         let Some(r) = inst.result() else {
@@ -989,7 +947,7 @@ impl Selector<'_> {
             }
             return;
         };
-        let ty = self.f.ty(r);
+        let ty = self.lo.f.ty(r);
         if ty.kind == mir::Kind::Bool {
             // Conditions: branches, kills and set instructions read the comparison.
             if !matches!(inst.op, Op::Cmp(_) | Op::Const(_)) {
@@ -1002,12 +960,15 @@ impl Selector<'_> {
         }
         let args = inst.args.clone();
         match inst.op {
+            // Read where they live (see `location`).
             Op::LoadInput(_) | Op::LoadUniform { .. } | Op::InstanceIndex | Op::Const(_) => {}
             Op::Mov => {
                 let (lane, count) = self.target_lanes(r);
                 let op = args[0];
-                let constant =
-                    matches!(self.f.def_inst(op.value).map(|d| d.op), Some(Op::Const(_)));
+                let constant = matches!(
+                    self.lo.f.def_inst(op.value).map(|d| d.op),
+                    Some(Op::Const(_))
+                );
                 let (opcode, plain) = match (op.neg && !constant, op.abs && !constant) {
                     (false, false) => (Opcode::Mov, op),
                     (true, false) => (Opcode::Neg, mir::Operand { neg: false, ..op }),
@@ -1067,7 +1028,7 @@ impl Selector<'_> {
                 let n = ty.lanes;
                 let a = self.src(&args[0], fixed(n));
                 let b = self.src(&args[1], fixed(n));
-                let t = self.code.vreg();
+                let t = self.lo.code.vreg();
                 self.emit(VInst::Alu {
                     op: Opcode::Mul,
                     dst: VDst::Temp(t, lanes_mask(0, n)),
@@ -1103,7 +1064,7 @@ impl Selector<'_> {
                 // dot3(p, r) + r.w.
                 let a = self.src(&args[0], fixed(3));
                 let b = self.src(&args[1], fixed(3));
-                let t = self.code.vreg();
+                let t = self.lo.code.vreg();
                 self.emit(VInst::Alu {
                     op: Opcode::Dp3,
                     dst: VDst::Temp(t, Mask::X),
@@ -1185,7 +1146,7 @@ impl Selector<'_> {
 
     /// `cond ? 1.0 : 0.0` for a comparison: one set instruction.
     fn bool_to_float(&mut self, r: Value, cond: &mir::Operand) {
-        let Some(def) = self.f.def_inst(cond.value).cloned() else {
+        let Some(def) = self.lo.f.def_inst(cond.value).cloned() else {
             return self.internal("bool_to_float of a parameter");
         };
         let Op::Cmp(c) = def.op else {
@@ -1211,7 +1172,7 @@ impl Selector<'_> {
 
     /// `kil` of a comparison: discards when it holds.
     fn kill(&mut self, cond: &mir::Operand) {
-        let Some(def) = self.f.def_inst(cond.value).cloned() else {
+        let Some(def) = self.lo.f.def_inst(cond.value).cloned() else {
             return self.internal("a kill of a parameter");
         };
         // A condition known when compiling (an unconditional `demote`, a folded test).
@@ -1231,7 +1192,7 @@ impl Selector<'_> {
         };
         let (x, y) = (pick(def.args[0]), pick(def.args[1]));
         let zero = |s: &Self, o: &mir::Operand| {
-            matches!(s.f.def_inst(o.value).map(|d| d.op), Some(Op::Const(bits))
+            matches!(s.lo.f.def_inst(o.value).map(|d| d.op), Some(Op::Const(bits))
                 if f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]) == 0.0)
         };
         // x < y discards when x - y < 0; x > y when y - x < 0.
@@ -1247,7 +1208,7 @@ impl Selector<'_> {
             }
             let a = self.src(&p, fixed(1));
             let b = self.src(&q, fixed(1));
-            let t = self.code.vreg();
+            let t = self.lo.code.vreg();
             self.emit(VInst::Alu {
                 op: Opcode::Sub,
                 dst: VDst::Temp(t, Mask::X),
@@ -1265,14 +1226,14 @@ impl Selector<'_> {
         let (op, p, q) = set_op(c, x, y);
         let a = self.src(&p, fixed(1));
         let b = self.src(&q, fixed(1));
-        let flag = self.code.vreg();
+        let flag = self.lo.code.vreg();
         self.emit(VInst::Alu {
             op,
             dst: VDst::Temp(flag, Mask::X),
             a,
             b: Some(b),
         });
-        let t = self.code.vreg();
+        let t = self.lo.code.vreg();
         self.emit(VInst::Alu {
             op: Opcode::Neg,
             dst: VDst::Temp(t, Mask::X),
@@ -1309,7 +1270,7 @@ impl Selector<'_> {
             .samplers
             .get(sampler)
             .map_or(String::new(), |s| s.name.clone());
-        let constant = |s: &Self, o: &mir::Operand| match s.f.def_inst(o.value).map(|d| d.op) {
+        let constant = |s: &Self, o: &mir::Operand| match s.lo.f.def_inst(o.value).map(|d| d.op) {
             Some(Op::Const(bits)) => Some(f32::from_bits(bits[o.swizzle.lane(0) as usize & 3])),
             _ => None,
         };
@@ -1378,7 +1339,7 @@ impl Selector<'_> {
             };
             let a = self.src(&args[0], fixed(dims));
             let b = self.src(&q, fixed(dims));
-            let t = self.code.vreg();
+            let t = self.lo.code.vreg();
             self.emit(VInst::Alu {
                 op: Opcode::Div,
                 dst: VDst::Temp(t, lanes_mask(0, dims)),
@@ -1412,13 +1373,17 @@ impl Selector<'_> {
         let from = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
+            {
                 continue;
             }
             if Some(a.value) == base && !a.neg && !a.abs && a.swizzle.lane(0) == l as u8 {
                 continue;
             }
-            let constant = matches!(self.f.def_inst(a.value).map(|d| d.op), Some(Op::Const(_)));
+            let constant = matches!(
+                self.lo.f.def_inst(a.value).map(|d| d.op),
+                Some(Op::Const(_))
+            );
             let key = (!constant).then_some(mir::Operand {
                 swizzle: mir::Swizzle::IDENTITY,
                 ..self.canonical(a)
@@ -1447,7 +1412,7 @@ impl Selector<'_> {
     /// A vector from lanes: the matrix instruction's lanes, the lanes computed in place and
     /// those kept from its base are there already; one instruction per group of the others.
     fn construct(&mut self, r: Value, args: &[mir::Operand]) {
-        let base = self.chains.get(r).and_then(|c| c.extra);
+        let base = self.lo.chains.get(r).and_then(|c| c.extra);
         if let Some(plan) = self.matrices.get(&r).cloned() {
             let width = if plan.op == Opcode::M33 { 3 } else { 4 };
             let a = self.src(&plan.vector, fixed(width));
@@ -1459,7 +1424,7 @@ impl Selector<'_> {
                 ),
             };
             let mask = lanes_mask(0, plan.lanes() as u8);
-            let dst = match self.outputs_at.get(&r) {
+            let dst = match self.lo.outputs_at.get(&r) {
                 Some(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
                 _ => self.piece(r, mask),
             };
@@ -1548,7 +1513,7 @@ impl Selector<'_> {
 
     /// The value of a constant scalar operand (its lane 0, modifiers applied).
     fn const_lane(&self, o: &mir::Operand) -> f32 {
-        let Some(Op::Const(bits)) = self.f.def_inst(o.value).map(|d| d.op) else {
+        let Some(Op::Const(bits)) = self.lo.f.def_inst(o.value).map(|d| d.op) else {
             return 0.0;
         };
         let mut x = f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]);
@@ -1582,7 +1547,7 @@ impl Selector<'_> {
             }
         }
         let ops = inst.operands();
-        self.code.push(inst, &ops, self.span);
+        self.lo.code.push(inst, &ops, self.lo.span);
     }
 
     /// Copies the lanes a source reads into a fresh temporary, in place, and reads them from
@@ -1591,19 +1556,16 @@ impl Selector<'_> {
     fn via_temp(&mut self, op: VOp) -> VOp {
         let read = op.swizzle.read_lanes(Mask::XYZW);
         if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            let copied = self.constant_copies.iter().find(|&&(f, k, lanes, _)| {
-                f == file && k == n && lanes.bits() & read.bits() == read.bits()
-            });
-            if let Some(&(_, _, _, t)) = copied {
+            if let Some(t) = self.lo.copies.get(&(file, n), read.bits()) {
                 return VOp {
                     src: VSrc::Temp(t),
                     swizzle: op.swizzle,
                 };
             }
         }
-        let t = self.code.vreg();
+        let t = self.lo.code.vreg();
         if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            self.constant_copies.push((file, n, read, t));
+            self.lo.copies.insert((file, n), read.bits(), t);
         }
         let mov = VInst::Alu {
             op: Opcode::Mov,
@@ -1615,7 +1577,7 @@ impl Selector<'_> {
             b: None,
         };
         let ops = mov.operands();
-        self.code.push(mov, &ops, self.span);
+        self.lo.code.push(mov, &ops, self.lo.span);
         VOp {
             src: VSrc::Temp(t),
             swizzle: op.swizzle,
@@ -1678,19 +1640,6 @@ fn placeable_at(op: Op, lane: u8, count: u8) -> bool {
     writes_any_lanes(op)
         || (lane == 0 && count == 3 && matches!(op, Op::Cross | Op::Normalize))
         || (lane == 0 && count == 4 && matches!(op, Op::Sample { proj: false, .. }))
-}
-
-/// Whether a MIR operation emits an instruction (reads of registers and literals, and
-/// comparisons, which their users read, do not).
-fn emits_code(op: Op) -> bool {
-    !matches!(
-        op,
-        Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::InstanceIndex
-            | Op::Const(_)
-    )
 }
 
 fn unary_opcode(op: Op) -> Opcode {

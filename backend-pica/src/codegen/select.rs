@@ -24,9 +24,9 @@
 use crate::rules::Rule;
 use mir::hash::{HashMap, HashSet};
 
+use machine::lower::Lower;
 use machine::select::{
-    self as driver, Chain, Chains, Construct, Hooks, Packs, Piece, Values, construct_lanes,
-    positions, returned_once, runs_once,
+    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once, runs_once,
 };
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
@@ -77,62 +77,46 @@ pub fn select(
     let f = &module.function;
     let mut s = Selector {
         m: module,
-        f,
-        code: VCode::new(f),
-        vregs: Values::default(),
+        lo: Lower::new(f, pack_lanes),
         pool,
         inputs,
         emits,
         outputs,
-        errors: Vec::new(),
         a0: [None; 2],
         a0_next: 0,
         indices: Vec::new(),
         index_cursor: 0,
         abs: HashMap::default(),
-        constant_copies: HashMap::default(),
         splat_outputs: HashSet::default(),
         splat: false,
         branches: HashMap::default(),
-        span: mir::Span::default(),
         lane: 0,
         shift_count: 1,
-        uses: f.use_counts(),
-        outputs_at: HashMap::default(),
         merged_outputs: HashSet::default(),
         mad_descriptors: Vec::new(),
-        places: HashMap::default(),
-        chains: Chains::default(),
-        packs: Packs::default(),
-        pack_lanes,
     };
-    s.outputs_at = s.output_places();
-    s.splat_outputs = s
-        .outputs_at
-        .keys()
-        .filter(|v| f.ty(**v).lanes == 1)
-        .copied()
-        .collect();
+    s.lo.outputs_at = s.output_places();
+    s.splat_outputs =
+        s.lo.outputs_at
+            .keys()
+            .filter(|v| f.ty(**v).lanes == 1)
+            .copied()
+            .collect();
     if module.stage == mir::Stage::Geometry {
         let at = s.emit_places();
-        s.outputs_at.extend(at);
+        s.lo.outputs_at.extend(at);
     }
     driver::drive(&mut s);
-    if s.errors.is_empty() {
-        Ok(Selected {
-            code: s.code,
-            branches: s.branches,
-        })
-    } else {
-        Err(s.errors)
-    }
+    let branches = s.branches;
+    s.lo.finish().map(|code| Selected { code, branches })
 }
 
 struct Selector<'a> {
     m: &'a Module,
-    f: &'a Function,
-    code: VCode<VInst>,
-    vregs: Values,
+    /// The state the machine layer's driver shares: places are [`Place`]s, a chain keeps the
+    /// output register it is written to instead, if any, and constant registers `cN` are
+    /// copied by `N`.
+    lo: Lower<'a, VInst, Place, Option<u8>, u8>,
     pool: &'a mut Pool,
     /// Each input's register (`vN`, or `cN` for a fixed-mode geometry program), by the
     /// input's index.
@@ -141,7 +125,6 @@ struct Selector<'a> {
     emits: &'a HashMap<mir::InstId, VInst>,
     /// Where each output of the module goes.
     outputs: &'a [Option<OutputSlot>],
-    errors: Vec<Diagnostic>,
     /// The index value each address register holds in the current block.
     a0: [Option<mir::Operand>; 2],
     /// Which address register to overwrite next when both hold something.
@@ -152,38 +135,21 @@ struct Selector<'a> {
     index_cursor: usize,
     /// `|v|` computed in the current block.
     abs: HashMap<Value, VReg>,
-    /// Constant registers copied into a temporary in the current block (a second source
-    /// slot needs one): the copy, reused while the block lasts.
-    constant_copies: HashMap<u8, VReg>,
     /// Scalars returned splat (`vec4(s)`) that are computed into every lane of their output.
     splat_outputs: HashSet<Value>,
     /// The current instruction writes a scalar to every lane of its destination: its
     /// lane-wise sources are read broadcast.
     splat: bool,
     branches: HashMap<BlockId, Test>,
-    /// The MIR instruction being selected.
-    span: mir::Span,
     /// The lane the current instruction's result starts at, and how many lanes it has,
     /// when it is placed in a construct's lanes (see [`Selector::dest`]).
     lane: u8,
     shift_count: u8,
-    /// How many times each value is read (operands and terminators).
-    uses: HashMap<Value, usize>,
     /// The operand descriptors the MADs so far need (at most 32).
     mad_descriptors: Vec<MadKey>,
-    /// Values computed straight into an output register (see [`output_places`]).
-    outputs_at: HashMap<Value, Place>,
     /// Block parameters returned as outputs whose incoming values are all computed straight
     /// into the output: not passed in a register.
     merged_outputs: HashSet<Value>,
-    /// Values of the current block computed straight into their final place.
-    places: HashMap<Value, Place>,
-    /// Vectors being written piece by piece in the current block, each with the output
-    /// register it is written to instead, if any.
-    chains: Chains<Option<u8>>,
-    /// The packed values of the current block (when lane packing is on).
-    packs: Packs,
-    pack_lanes: bool,
 }
 
 /// Where a value is computed, when not into a register of its own.
@@ -208,37 +174,22 @@ fn first(n: u8) -> Mask {
 
 impl<'a> Hooks<'a> for Selector<'a> {
     type Inst = VInst;
+    type Place = Place;
+    type Extra = Option<u8>;
+    type CopyKey = u8;
 
-    fn function(&self) -> &'a Function {
-        self.f
+    fn lower(&mut self) -> &mut Lower<'a, VInst, Place, Option<u8>, u8> {
+        &mut self.lo
     }
 
-    fn code(&mut self) -> &mut VCode<VInst> {
-        &mut self.code
-    }
-
-    fn vreg(&mut self, v: Value) -> VReg {
-        self.vregs.get(&mut self.code, v)
-    }
-
-    /// MIR operand `op` in a plain virtual register (a move when it is anything else).
+    /// MIR operand `op` in a plain virtual register (a move when it is anything else, or
+    /// what `src` reads where it lives).
     fn in_vreg(&mut self, op: &mir::Operand, _param: Value) -> VReg {
-        let plain = !op.neg && !op.abs && op.swizzle == mir::Swizzle::IDENTITY;
-        if plain && matches!(self.f.values[op.value].def, ValueDef::Param(..)) {
-            return self.vreg(op.value);
-        }
-        if plain && !self.packs.contains(op.value) {
-            if let ValueDef::Inst(i, _) = self.f.values[op.value].def {
-                if !matches!(
-                    self.f.insts[i].op,
-                    Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_)
-                ) {
-                    return self.vreg(op.value);
-                }
-            }
+        if let Some(r) = self.lo.own_vreg(op, Op::is_input_uniform_or_constant) {
+            return r;
         }
         let src = self.src(op);
-        let t = self.code.vreg();
+        let t = self.lo.code.vreg();
         self.emit(VInst::Unary {
             op: UnaryOp::Mov,
             dst: VDst::Temp(t, Mask::XYZW),
@@ -254,14 +205,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn start_block(&mut self) {
         self.a0 = [None; 2];
         self.abs.clear();
-        self.constant_copies.clear();
-        self.places.clear();
-        self.chains.clear();
-        self.packs.clear();
     }
 
     fn block(&mut self, b: BlockId) {
-        let f = self.f;
+        let f = self.lo.f;
         self.plan(b);
         // The indices read in this block, and where each instruction's start.
         self.indices.clear();
@@ -289,7 +236,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
     fn edge(&mut self, from: BlockId, to: BlockId) {
         // The same on a branch's split edge.
-        let f = self.f;
+        let f = self.lo.f;
         if let Some(e) = f.blocks[from]
             .term
             .edges()
@@ -310,13 +257,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
         self.fresh();
         for (slot, v) in self.outputs.iter().zip(values) {
             let Some(slot) = slot else { continue };
-            if self.outputs_at.contains_key(&v.value) {
+            if self.lo.outputs_at.contains_key(&v.value) {
                 continue;
             }
-            // The copy is the value's: its source line is where the value was read or made.
-            if let Some(d) = self.f.def_inst(v.value).filter(|d| d.span.source.is_some()) {
-                self.span = d.span;
-            }
+            self.lo.at_definition(v.value);
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
@@ -340,7 +284,7 @@ impl Selector<'_> {
     /// register: whole values, computed in the emit's block after the EMIT before it (so no
     /// EMIT runs between their computation and theirs).
     fn emit_places(&self) -> HashMap<Value, Place> {
-        let f = self.f;
+        let f = self.lo.f;
         let mut out = HashMap::default();
         for &b in &f.layout {
             let mut since_emit: HashSet<Value> = HashSet::default();
@@ -354,7 +298,7 @@ impl Selector<'_> {
                             let whole = v.swizzle == mir::Swizzle::IDENTITY && !v.neg && !v.abs;
                             if whole
                                 && since_emit.contains(&v.value)
-                                && self.uses.get(&v.value) == Some(&1)
+                                && self.lo.uses.get(&v.value) == Some(&1)
                                 && f.ty(v.value).lanes == lanes
                                 && writes(f, v.value)
                             {
@@ -385,13 +329,13 @@ impl Selector<'_> {
     /// already), EMIT.
     fn emit_vertex(&mut self, i: mir::InstId, values: &[mir::Operand]) {
         let Some(&setemit) = self.emits.get(&i) else {
-            self.error(self.span, "internal: an EmitVertex without its SETEMIT");
+            self.error(self.lo.span, "internal: an EmitVertex without its SETEMIT");
             return;
         };
         self.emit(setemit);
         for (slot, v) in self.outputs.iter().zip(values) {
             let Some(slot) = slot else { continue };
-            if self.outputs_at.contains_key(&v.value) {
+            if self.lo.outputs_at.contains_key(&v.value) {
                 continue;
             }
             let src = self.src(v);
@@ -405,15 +349,15 @@ impl Selector<'_> {
     }
 
     fn error(&mut self, span: mir::Span, message: impl Into<String>) {
-        self.errors
-            .push(Diagnostic::error(Rule::Unsupported, message).with_span(span));
+        self.lo
+            .error(Diagnostic::error(Rule::Unsupported, message).with_span(span));
     }
 
     /// Values the return alone reads that can be computed straight into their output
     /// register: whole values read in order, computed in a block that runs exactly once
     /// (outside every `if` and loop), so the output is written once on every path.
     fn output_places(&mut self) -> HashMap<Value, Place> {
-        let f = self.f;
+        let f = self.lo.f;
         let regions = mir::analysis::regions::Regions::new(f);
         let mut out = HashMap::default();
         // A scalar returned splat (`vec4(s)`), computed once by an instruction that can
@@ -450,7 +394,7 @@ impl Selector<'_> {
                 && v.swizzle.lane(0) == 0
                 && slot.mask.bits().count_ones() > 1
                 && f.ty(v.value).lanes == 1
-                && self.uses.get(&v.value) == Some(&1)
+                && self.lo.uses.get(&v.value) == Some(&1)
                 && writes(f, v.value)
                 && runs_once(f, &regions, v.value)
             {
@@ -464,7 +408,7 @@ impl Selector<'_> {
             }
         }
         out.extend(self.merged_output_places(&regions));
-        for (k, v, _) in returned_once(f, &self.m.outputs, &self.uses, &regions) {
+        for (k, v, _) in returned_once(f, &self.m.outputs, &self.lo.uses, &regions) {
             let Some(Some(slot)) = self.outputs.get(k) else {
                 continue;
             };
@@ -491,12 +435,12 @@ impl Selector<'_> {
     /// Moves into their outputs the values `args` pass to merged outputs of `to` that are
     /// not computed in place.
     fn move_merged_outputs(&mut self, args: &[mir::Operand], to: BlockId) {
-        let f = self.f;
+        let f = self.lo.f;
         for (a, p) in args.iter().zip(&f.blocks[to].params) {
-            if !self.merged_outputs.contains(p) || self.outputs_at.contains_key(&a.value) {
+            if !self.merged_outputs.contains(p) || self.lo.outputs_at.contains_key(&a.value) {
                 continue;
             }
-            let Some(&Place::Output { reg, mask }) = self.outputs_at.get(p) else {
+            let Some(&Place::Output { reg, mask }) = self.lo.outputs_at.get(p) else {
                 continue;
             };
             self.fresh();
@@ -522,7 +466,7 @@ impl Selector<'_> {
         &mut self,
         regions: &mir::analysis::regions::Regions,
     ) -> Vec<(Value, Place)> {
-        let f = self.f;
+        let f = self.lo.f;
         let in_loop = |b: BlockId| regions.in_loop(b);
         let Some((rb, values)) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
             mir::Terminator::Return(values) => Some((b, values)),
@@ -547,7 +491,7 @@ impl Selector<'_> {
                 && !v.neg
                 && !v.abs
                 && v.swizzle.is_identity(lanes)
-                && self.uses.get(&v.value) == Some(&1)
+                && self.lo.uses.get(&v.value) == Some(&1)
                 && lanes == slot.mask.bits().count_ones() as u8;
             if !plain || preds[rb.index()].is_empty() {
                 continue;
@@ -581,7 +525,7 @@ impl Selector<'_> {
                     let in_place = whole
                         && defined_here
                         && !in_loop(p)
-                        && self.uses.get(&a.value) == Some(&1)
+                        && self.lo.uses.get(&a.value) == Some(&1)
                         && writes(f, a.value)
                         && f.ty(a.value).lanes == lanes;
                     Some((in_place && jump).then_some(a.value))
@@ -607,16 +551,9 @@ impl Selector<'_> {
     /// return alone reads goes into its output register; a scalar only a construct reads
     /// goes into the construct's lane (the construct's other lanes are moved in after).
     fn plan(&mut self, b: BlockId) {
-        let f = self.f;
-        let here = positions(f, b);
+        let f = self.lo.f;
         // Outputs whose value this block computes, when the block runs exactly once.
-        let outputs_here: Vec<(Value, Place)> = self
-            .outputs_at
-            .iter()
-            .filter(|(v, _)| here.contains_key(v))
-            .map(|(v, p)| (*v, *p))
-            .collect();
-        self.places.extend(outputs_here);
+        let here = self.lo.place_outputs(b);
         for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let inst = &f.insts[i];
             if inst.op != Op::Construct {
@@ -635,14 +572,14 @@ impl Selector<'_> {
                 f,
                 construct,
                 &here,
-                &self.uses,
-                |v| self.places.contains_key(&v),
+                &self.lo.uses,
+                |v| self.lo.places.contains_key(&v),
                 |v, d, _, count| {
                     writes(f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
                 },
             );
             for &(v, lane, count) in &placed {
-                self.places.insert(
+                self.lo.places.insert(
                     v,
                     Place::Lane {
                         chain: c,
@@ -652,11 +589,11 @@ impl Selector<'_> {
                 );
             }
             let rest = self.groups(c, &inst.args).len();
-            let output = match self.places.get(&c) {
+            let output = match self.lo.places.get(&c) {
                 Some(Place::Output { reg, .. }) => Some(*reg),
                 _ => None,
             };
-            self.chains.start(
+            self.lo.chains.start(
                 c,
                 Chain {
                     prev: None,
@@ -665,27 +602,30 @@ impl Selector<'_> {
                 },
             );
         }
-        if self.pack_lanes {
-            let mut exclude: HashSet<Value> = self.places.keys().copied().collect();
-            exclude.extend(self.outputs_at.keys().copied());
-            self.packs.plan(f, b, &exclude, packable);
+        if self.lo.pack_lanes {
+            let exclude = self.lo.placed();
+            self.lo.packs.plan(f, b, &exclude, packable);
         }
     }
 
     /// The next piece of the vector `c`, writing `mask`.
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
-        if let Some(reg) = self.chains.get(c).and_then(|st| st.extra) {
-            self.chains.count_down(c);
+        if let Some(reg) = self.lo.chains.get(c).and_then(|st| st.extra) {
+            self.lo.chains.count_down(c);
             return VDst::Output(reg, mask);
         }
-        match self.chains.next(c, &mut self.code, &mut self.vregs) {
+        match self
+            .lo
+            .chains
+            .next(c, &mut self.lo.code, &mut self.lo.vregs)
+        {
             Some(piece) => dst(piece, mask),
             None => {
                 self.error(
-                    self.span,
+                    self.lo.span,
                     "internal: a piece of a vector that is not being built",
                 );
-                VDst::Temp(self.code.vreg(), mask)
+                VDst::Temp(self.lo.code.vreg(), mask)
             }
         }
     }
@@ -693,7 +633,7 @@ impl Selector<'_> {
     /// Where the instruction computing `r` (`n` lanes) writes, and the lane its one-lane
     /// result lands in (lane-wise sources are read through a broadcast then).
     fn dest(&mut self, r: Value, n: u8) -> (VDst, u8) {
-        match self.places.get(&r).copied() {
+        match self.lo.places.get(&r).copied() {
             Some(Place::Lane { chain, lane, count }) => {
                 let mask = Mask::of(
                     &(lane..lane + count)
@@ -707,7 +647,7 @@ impl Selector<'_> {
                 self.splat = self.splat_outputs.contains(&r) && mask.bits().count_ones() > 1;
                 (VDst::Output(reg, mask), 0)
             }
-            None => match self.packs.write(r, &mut self.code) {
+            None => match self.lo.packs.write(r, &mut self.lo.code) {
                 Some((piece, offset)) => {
                     let mask = Mask::of(
                         &(offset..offset + n)
@@ -717,14 +657,14 @@ impl Selector<'_> {
                     self.shift_count = n;
                     (dst(piece, mask), offset)
                 }
-                None => (VDst::Temp(self.vreg(r), first(n)), 0),
+                None => (VDst::Temp(self.lo.vreg(r), first(n)), 0),
             },
         }
     }
 
     /// Sets up the test of a conditional branch ending block `b`.
     fn branch_test(&mut self, b: BlockId, cond: &mir::Operand) {
-        let def = self.f.def_inst(cond.value).cloned();
+        let def = self.lo.f.def_inst(cond.value).cloned();
         match def.as_ref().map(|d| d.op) {
             Some(Op::Cmp(c)) => {
                 let d = def.expect("matched");
@@ -753,7 +693,7 @@ impl Selector<'_> {
                 self.branches.insert(b, Test::Bool(register as u8));
             }
             _ => self.error(
-                self.f.blocks[b].span,
+                self.lo.f.blocks[b].span,
                 "internal: a branch on a value that is not a comparison or a bool uniform",
             ),
         }
@@ -762,7 +702,7 @@ impl Selector<'_> {
     /// A source operand for MIR operand `op` (may emit a MOVA or an abs).
     fn src(&mut self, op: &mir::Operand) -> VOp {
         let v = op.value;
-        if let Some((pack, offset)) = self.packs.read(v) {
+        if let Some((pack, offset)) = self.lo.packs.read(v) {
             // Lane j of the value is lane offset + j of its pack.
             let sw = Swizzle::new(
                 op.swizzle
@@ -779,10 +719,10 @@ impl Selector<'_> {
             };
         }
         let sw = swizzle(op.swizzle);
-        let base = match self.f.values[v].def {
-            ValueDef::Param(..) => VSrc::Temp(self.vreg(v)),
+        let base = match self.lo.f.values[v].def {
+            ValueDef::Param(..) => VSrc::Temp(self.lo.vreg(v)),
             ValueDef::Inst(i, _) => {
-                let inst = self.f.insts[i].clone();
+                let inst = self.lo.f.insts[i].clone();
                 match inst.op {
                     Op::LoadInput(id) => {
                         let loc = self.m.inputs[id].location;
@@ -803,7 +743,7 @@ impl Selector<'_> {
                     }
                     Op::Const(bits) => {
                         // The lanes the operand reads, as values.
-                        let lanes = self.f.ty(v).lanes.max(1) as usize;
+                        let lanes = self.lo.f.ty(v).lanes.max(1) as usize;
                         let values: Vec<f32> = (0..4)
                             .map(|l| f32::from_bits(bits[op.swizzle.lane(l) as usize % lanes]))
                             .collect();
@@ -824,7 +764,7 @@ impl Selector<'_> {
                         }
                         return op2;
                     }
-                    _ => VSrc::Temp(self.vreg(v)),
+                    _ => VSrc::Temp(self.lo.vreg(v)),
                 }
             }
         };
@@ -843,7 +783,7 @@ impl Selector<'_> {
         let t = match self.abs.get(&v) {
             Some(&t) => t,
             None => {
-                let t = self.code.vreg();
+                let t = self.lo.code.vreg();
                 let x = VOp {
                     src: base,
                     swizzle: Swizzle::IDENTITY,
@@ -930,9 +870,9 @@ impl Selector<'_> {
 
     /// Selects one MIR instruction.
     fn inst(&mut self, i: mir::InstId) {
-        let inst = self.f.insts[i].clone();
+        let inst = self.lo.f.insts[i].clone();
         let span = inst.span;
-        self.span = span;
+        self.lo.span = span;
         self.fresh();
         let Some(r) = inst.result() else {
             match inst.op {
@@ -943,7 +883,7 @@ impl Selector<'_> {
             }
             return;
         };
-        let ty = self.f.ty(r);
+        let ty = self.lo.f.ty(r);
         let n = ty.lanes;
         if ty.kind == mir::Kind::Bool {
             // Conditions: the branch sets them up (CMP), or they are bool uniforms.
@@ -958,10 +898,8 @@ impl Selector<'_> {
             d
         };
         match inst.op {
-            Op::LoadInput(_)
-            | Op::LoadUniform { .. }
-            | Op::LoadBoolUniform { .. }
-            | Op::Const(_) => {}
+            // Read where they live (see `src`).
+            Op::LoadInput(_) | Op::LoadUniform { .. } | Op::Const(_) => {}
             Op::Mov => {
                 let src = self.src(&args[0]);
                 let d = dst(self);
@@ -1042,11 +980,11 @@ impl Selector<'_> {
                     self.emit(VInst::Unary { op, dst: d, src });
                     return;
                 }
-                let output = match self.places.get(&r) {
+                let output = match self.lo.places.get(&r) {
                     Some(Place::Output { reg, .. }) => Some(*reg),
                     _ => None,
                 };
-                let v = self.vreg(r);
+                let v = self.lo.vreg(r);
                 let mut prev: Option<VReg> = None;
                 for lane in 0..n {
                     let one = mir::Operand {
@@ -1058,7 +996,11 @@ impl Selector<'_> {
                     let d = match output {
                         Some(reg) => VDst::Output(reg, mask),
                         None => {
-                            let new = if lane + 1 == n { v } else { self.code.vreg() };
+                            let new = if lane + 1 == n {
+                                v
+                            } else {
+                                self.lo.code.vreg()
+                            };
                             let d = match prev {
                                 None => VDst::Temp(new, mask),
                                 Some(p) => VDst::Tied { prev: p, new, mask },
@@ -1075,7 +1017,7 @@ impl Selector<'_> {
                 let x = self.src(&args[0]);
                 let zero = self.constant(0.0);
                 let one = self.constant(1.0);
-                let t = self.code.vreg();
+                let t = self.lo.code.vreg();
                 self.emit(VInst::Binary {
                     op: BinaryOp::Max,
                     dst: VDst::Temp(t, first(n)),
@@ -1123,7 +1065,7 @@ impl Selector<'_> {
 
     /// `cond ? 1.0 : 0.0` for a comparison: SGE/SLT, or two and a combine for `==`, `!=`.
     fn bool_to_float(&mut self, r: Value, n: u8, cond: &mir::Operand) {
-        let Some(def) = self.f.def_inst(cond.value).cloned() else {
+        let Some(def) = self.lo.f.def_inst(cond.value).cloned() else {
             return self.error(
                 mir::Span::default(),
                 "internal: bool_to_float of a parameter",
@@ -1178,7 +1120,7 @@ impl Selector<'_> {
                 } else {
                     BinaryOp::Slt
                 };
-                let (t1, t2) = (self.code.vreg(), self.code.vreg());
+                let (t1, t2) = (self.lo.code.vreg(), self.lo.code.vreg());
                 set(self, op, VDst::Temp(t1, first(n)), a, b);
                 set(self, op, VDst::Temp(t2, first(n)), b, a);
                 let combine = if c == MirCmp::Eq {
@@ -1202,15 +1144,19 @@ impl Selector<'_> {
     fn groups(&self, c: Value, args: &[mir::Operand]) -> Vec<(Option<mir::Operand>, Vec<usize>)> {
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
         // A vector built in an output register writes only the lanes its semantic carries.
-        let carried = match self.places.get(&c) {
+        let carried = match self.lo.places.get(&c) {
             Some(Place::Output { mask, .. }) => mask.bits().count_ones() as usize,
             _ => 4,
         };
         for (l, a) in args.iter().enumerate().take(carried) {
-            if matches!(self.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c) {
+            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
+            {
                 continue;
             }
-            let constant = matches!(self.f.def_inst(a.value).map(|d| d.op), Some(Op::Const(_)));
+            let constant = matches!(
+                self.lo.f.def_inst(a.value).map(|d| d.op),
+                Some(Op::Const(_))
+            );
             let key = if constant {
                 None
             } else {
@@ -1281,7 +1227,7 @@ impl Selector<'_> {
 
     /// The value of a constant scalar operand (its lane 0, modifiers applied).
     fn const_lane(&self, o: &mir::Operand) -> f32 {
-        let Some(Op::Const(bits)) = self.f.def_inst(o.value).map(|d| d.op) else {
+        let Some(Op::Const(bits)) = self.lo.f.def_inst(o.value).map(|d| d.op) else {
             return 0.0;
         };
         let mut x = f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]);
@@ -1308,7 +1254,7 @@ impl Selector<'_> {
             let key = mad_descriptor(&inst);
             if !self.mad_descriptors.contains(&key) {
                 if self.mad_descriptors.len() == crate::limits::MAD_DESCRIPTOR_LIMIT {
-                    let t = self.code.vreg();
+                    let t = self.lo.code.vreg();
                     let mask = dst.mask();
                     self.emit(VInst::Binary {
                         op: BinaryOp::Mul,
@@ -1333,23 +1279,23 @@ impl Selector<'_> {
             }
         }
         let ops = inst.operands();
-        self.code.push(inst, &ops, self.span);
+        self.lo.code.push(inst, &ops, self.lo.span);
     }
 
     /// Moves `op` into a fresh temporary and reads it from there (a constant register once
     /// per block: a later copy of it reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
         if let VSrc::Const(n) = op.src {
-            if let Some(&t) = self.constant_copies.get(&n) {
+            if let Some(t) = self.lo.copies.get(&n, Mask::XYZW.bits()) {
                 return VOp {
                     src: VSrc::Temp(t),
                     ..op
                 };
             }
         }
-        let t = self.code.vreg();
+        let t = self.lo.code.vreg();
         if let VSrc::Const(n) = op.src {
-            self.constant_copies.insert(n, t);
+            self.lo.copies.insert(n, Mask::XYZW.bits(), t);
         }
         let mov = VInst::Unary {
             op: UnaryOp::Mov,
@@ -1361,7 +1307,7 @@ impl Selector<'_> {
             },
         };
         let ops = mov.operands();
-        self.code.push(mov, &ops, self.span);
+        self.lo.code.push(mov, &ops, self.lo.span);
         VOp {
             src: VSrc::Temp(t),
             ..op
@@ -1510,18 +1456,11 @@ fn describe(op: Op) -> String {
 }
 
 /// Whether `v` is computed by an instruction that writes a register (so it can write
-/// another place instead): not a read of an input, uniform or literal.
+/// another place instead): a float, not a read of an input, uniform or literal.
 fn writes(f: &Function, v: Value) -> bool {
     f.ty(v).kind == mir::Kind::Float
-        && f.def_inst(v).is_some_and(|d| {
-            !matches!(
-                d.op,
-                Op::LoadInput(_)
-                    | Op::LoadUniform { .. }
-                    | Op::LoadBoolUniform { .. }
-                    | Op::Const(_)
-            )
-        })
+        && f.def_inst(v)
+            .is_some_and(|d| !d.op.is_input_uniform_or_constant())
 }
 
 /// Whether the selector writes an operation's result of `n` lanes at any lanes of a

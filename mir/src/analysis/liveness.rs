@@ -18,7 +18,9 @@ pub struct Pressure {
     pub lanes: usize,
 }
 
-/// Whether `v` needs a temporary register.
+/// Whether `v` needs a temporary register: a block parameter or a computed value (the
+/// interface and literals are read where they live, see
+/// [`crate::inst::Op::is_interface_or_constant`]).
 pub fn is_temporary(f: &Function, v: Value) -> bool {
     match f.values[v].def {
         ValueDef::Param(..) => true,

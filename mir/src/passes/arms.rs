@@ -12,7 +12,6 @@
 use crate::hash::HashSet;
 
 use crate::func::{BlockId, Edge, Function, Terminator, Value};
-use crate::inst::Op;
 
 /// Moves what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
@@ -69,12 +68,10 @@ pub fn run(f: &mut Function) -> bool {
                     *readers_moved.entry(a.value).or_default() += 1;
                 }
             }
-            let work = insts.iter().zip(&take).any(|(&i, &t)| {
-                t && !matches!(
-                    f.insts[i].op,
-                    Op::Const(_) | Op::LoadInput(_) | Op::LoadUniform { .. }
-                )
-            });
+            let work = insts
+                .iter()
+                .zip(&take)
+                .any(|(&i, &t)| t && !f.insts[i].op.is_input_uniform_or_constant());
             if !work {
                 continue;
             }
