@@ -1,0 +1,923 @@
+//! The machine layer on a toy instruction set of a few opcodes, from MIR text to machine
+//! code that runs: the driver and the lowering state ([`Lower`]), value placement (a value
+//! returned once computed straight into its output, a construct's pieces computed into its
+//! lanes, lane packing when registers run short), the per-block copy cache, allocation with
+//! its retries, and the moves regalloc2 asks for (block arguments on branch edges and loop
+//! back edges). Each program's machine code runs in the toy's own simulator, and every
+//! output lane is compared with the MIR interpreter's.
+//!
+//! The toy ISA: vec4 registers, lane masks on destinations, swizzles and negation on
+//! sources; inputs and literals are read where they live, but an instruction reads at most
+//! one input (as on the PICA200), so a second input is copied into a temporary first.
+
+use machine::lower::Lower;
+use machine::retry::{self, Packing, Policy};
+use machine::select::{Chain, Construct, Hooks, Piece, construct_lanes, drive, returned_once};
+use machine::vcode::{Item, Origin, VCode};
+use mir::analysis::regions::Regions;
+use mir::eval::{Env, NoTextures, Outcome};
+use mir::func::BlockId;
+use mir::hash::HashSet;
+use mir::inst::{CmpOp, Op, Operand};
+use mir::{Module, Value};
+use regalloc2::{Function as _, VReg};
+
+/// An ALU operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Alu {
+    Mov,
+    Add,
+    Mul,
+    Min,
+    Max,
+    /// 1.0 where `a < b`, else 0.0.
+    Slt,
+    /// 1.0 where `a >= b`, else 0.0.
+    Sge,
+}
+
+/// Where a source reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Reg {
+    Temp(VReg),
+    Input(usize),
+    Literal([f32; 4]),
+}
+
+/// A source: a register read through a swizzle, maybe negated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Src {
+    reg: Reg,
+    swizzle: [u8; 4],
+    neg: bool,
+    abs: bool,
+}
+
+/// Where a result goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Dst {
+    Temp(VReg),
+    /// The register of `prev`, under the name `new` (a piece of a vector).
+    Tied {
+        prev: VReg,
+        new: VReg,
+    },
+    Output(usize),
+}
+
+/// A virtual instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Toy {
+    Alu {
+        op: Alu,
+        dst: Dst,
+        mask: u8,
+        a: Src,
+        b: Option<Src>,
+    },
+    /// Sets the flag the block's branch tests: `a.x != 0`.
+    Test { a: Src },
+}
+
+impl Toy {
+    fn sources(&self) -> Vec<Src> {
+        match *self {
+            Toy::Alu { a, b, .. } => [Some(a), b].into_iter().flatten().collect(),
+            Toy::Test { a } => vec![a],
+        }
+    }
+
+    /// regalloc2's operands: the temporaries read, then the one written.
+    fn operands(&self) -> Vec<regalloc2::Operand> {
+        let mut out: Vec<regalloc2::Operand> = self
+            .sources()
+            .iter()
+            .filter_map(|s| match s.reg {
+                Reg::Temp(v) => Some(regalloc2::Operand::reg_use(v)),
+                _ => None,
+            })
+            .collect();
+        if let Toy::Alu { dst, .. } = self {
+            match *dst {
+                Dst::Temp(v) => out.push(regalloc2::Operand::reg_def(v)),
+                Dst::Tied { prev, new } => {
+                    let k = out.len();
+                    out.push(regalloc2::Operand::reg_use(prev));
+                    out.push(regalloc2::Operand::reg_reuse_def(new, k));
+                }
+                Dst::Output(_) => {}
+            }
+        }
+        out
+    }
+}
+
+/// Where a value is computed other than into a register of its own.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// Lanes `lane..lane + count` of construct `chain`.
+    Lane { chain: Value, lane: u8, count: u8 },
+    /// Output `k`.
+    Output(usize),
+}
+
+fn lanewise(op: Op) -> bool {
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Min | Op::Max)
+}
+
+fn mask(lane: u8, count: u8) -> u8 {
+    ((1u8 << count) - 1) << lane
+}
+
+struct Selector<'f> {
+    m: &'f Module,
+    lo: Lower<'f, Toy, Place, (), usize>,
+    /// Copies of inputs made this block (to count them).
+    copies_made: usize,
+    /// The result lane the current instruction starts at (placed in a construct or pack).
+    shift: u8,
+}
+
+impl<'f> Hooks<'f> for Selector<'f> {
+    type Inst = Toy;
+    type Place = Place;
+    type Extra = ();
+    type CopyKey = usize;
+
+    fn lower(&mut self) -> &mut Lower<'f, Toy, Place, (), usize> {
+        &mut self.lo
+    }
+
+    fn in_vreg(&mut self, op: &Operand, param: Value) -> VReg {
+        if let Some(r) = self.lo.own_vreg(op, Op::is_interface_or_constant) {
+            return r;
+        }
+        let lanes = self.lo.f.ty(param).lanes;
+        let t = self.lo.code.vreg();
+        self.shift = 0;
+        let a = self.src(op);
+        self.push(Toy::Alu {
+            op: Alu::Mov,
+            dst: Dst::Temp(t),
+            mask: mask(0, lanes),
+            a,
+            b: None,
+        });
+        t
+    }
+
+    fn block(&mut self, b: BlockId) {
+        self.plan(b);
+        let f = self.lo.f;
+        for &i in &f.blocks[b].insts {
+            self.lo.span = f.insts[i].span;
+            self.inst(i);
+        }
+    }
+
+    fn test(&mut self, _b: BlockId, cond: &Operand, _then: BlockId, _otherwise: BlockId) {
+        self.shift = 0;
+        let a = self.src(cond);
+        self.push(Toy::Test { a });
+    }
+
+    fn ret(&mut self, _b: BlockId, values: &[Operand]) {
+        self.shift = 0;
+        for (k, v) in values.iter().enumerate() {
+            if self.lo.outputs_at.contains_key(&v.value) {
+                continue;
+            }
+            let lanes = self.m.outputs[k].lanes;
+            let a = self.src(v);
+            self.push(Toy::Alu {
+                op: Alu::Mov,
+                dst: Dst::Output(k),
+                mask: mask(0, lanes),
+                a,
+                b: None,
+            });
+        }
+    }
+}
+
+impl Selector<'_> {
+    fn push(&mut self, inst: Toy) {
+        let inst = self.legalize(inst);
+        let ops = inst.operands();
+        self.lo.code.push(inst, &ops, self.lo.span);
+    }
+
+    /// One input per instruction: a second is read from a copy, made once per block.
+    fn legalize(&mut self, inst: Toy) -> Toy {
+        let Toy::Alu {
+            op,
+            dst,
+            mask,
+            a,
+            b: Some(b),
+        } = inst
+        else {
+            return inst;
+        };
+        let (Reg::Input(x), Reg::Input(y)) = (a.reg, b.reg) else {
+            return inst;
+        };
+        if x == y {
+            return inst;
+        }
+        let copy = match self.lo.copies.get(&y, 0xf) {
+            Some(t) => t,
+            None => {
+                let t = self.lo.code.vreg();
+                let mov = Toy::Alu {
+                    op: Alu::Mov,
+                    dst: Dst::Temp(t),
+                    mask: 0xf,
+                    a: Src {
+                        reg: Reg::Input(y),
+                        swizzle: [0, 1, 2, 3],
+                        neg: false,
+                        abs: false,
+                    },
+                    b: None,
+                };
+                self.lo.code.push(mov, &mov.operands(), self.lo.span);
+                self.lo.copies.insert(y, 0xf, t);
+                self.copies_made += 1;
+                t
+            }
+        };
+        Toy::Alu {
+            op,
+            dst,
+            mask,
+            a,
+            b: Some(Src {
+                reg: Reg::Temp(copy),
+                ..b
+            }),
+        }
+    }
+
+    /// Which of block `b`'s values go straight into a construct's lanes; the rest are
+    /// packed when packing is on.
+    fn plan(&mut self, b: BlockId) {
+        let f = self.lo.f;
+        let here = self.lo.place_outputs(b);
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
+            let inst = &f.insts[i];
+            let Some(c) = inst.result().filter(|_| inst.op == Op::Construct) else {
+                continue;
+            };
+            let construct = Construct {
+                args: &inst.args,
+                pos,
+                from: 0,
+            };
+            let places = &self.lo.places;
+            let placed = construct_lanes(
+                f,
+                construct,
+                &here,
+                &self.lo.uses,
+                |v| places.contains_key(&v),
+                |_, d, _, _| lanewise(d.op),
+            );
+            let covered: u8 = placed.iter().map(|&(.., n)| n).sum();
+            for &(v, lane, count) in &placed {
+                self.lo.places.insert(
+                    v,
+                    Place::Lane {
+                        chain: c,
+                        lane,
+                        count,
+                    },
+                );
+            }
+            // Each lane no value is computed into is moved in, one piece each.
+            let left = placed.len() + usize::from(f.ty(c).lanes - covered);
+            self.lo.chains.start(
+                c,
+                Chain {
+                    prev: None,
+                    left,
+                    extra: (),
+                },
+            );
+        }
+        if self.lo.pack_lanes {
+            let mut exclude: HashSet<Value> = self.lo.placed();
+            exclude.extend(f.blocks[b].insts.iter().filter_map(|&i| {
+                (f.insts[i].op == Op::Construct)
+                    .then(|| f.insts[i].result())
+                    .flatten()
+            }));
+            self.lo.packs.plan(f, b, &exclude, |op, _| lanewise(op));
+        }
+    }
+
+    /// The destination of value `r` of `n` lanes, and the lane its lane 0 lands in.
+    fn dest(&mut self, r: Value, n: u8) -> (Dst, u8, u8) {
+        match self.lo.places.get(&r).copied() {
+            Some(Place::Lane { chain, lane, count }) => {
+                let piece = self.piece(chain);
+                (piece, mask(lane, count), lane)
+            }
+            Some(Place::Output(k)) => (Dst::Output(k), mask(0, n), 0),
+            None => match self.lo.packs.write(r, &mut self.lo.code) {
+                Some((piece, lane)) => (dst(piece), mask(lane, n), lane),
+                None => (Dst::Temp(self.lo.vreg(r)), mask(0, n), 0),
+            },
+        }
+    }
+
+    /// The lane `r`'s lane 0 lands in.
+    fn first_lane(&self, r: Value) -> u8 {
+        match self.lo.places.get(&r) {
+            Some(Place::Lane { lane, .. }) => *lane,
+            Some(Place::Output(_)) => 0,
+            None => self.lo.packs.get(r).map_or(0, |p| p.offset),
+        }
+    }
+
+    fn piece(&mut self, chain: Value) -> Dst {
+        let lo = &mut self.lo;
+        let piece = lo
+            .chains
+            .next(chain, &mut lo.code, &mut lo.vregs)
+            .expect("a construct being built");
+        dst(piece)
+    }
+
+    /// Operand `op` as a source, its lane 0 read at result lane `self.shift`.
+    fn src(&mut self, op: &Operand) -> Src {
+        let f = self.lo.f;
+        let mut lanes = op.swizzle.0;
+        let reg = match f.def_inst(op.value).map(|d| d.op) {
+            Some(Op::LoadInput(h)) => Reg::Input(h.index()),
+            Some(Op::Const(bits)) => Reg::Literal(bits.map(f32::from_bits)),
+            _ => match self.lo.packs.read(op.value) {
+                Some((reg, offset)) => {
+                    // Lanes past the value's own are read by nothing that matters.
+                    lanes = lanes.map(|l| (l + offset).min(3));
+                    Reg::Temp(reg)
+                }
+                None => Reg::Temp(self.lo.vreg(op.value)),
+            },
+        };
+        // Result lane `shift + k` reads lane `k` of the operand.
+        let s = usize::from(self.shift);
+        let swizzle = std::array::from_fn(|l| lanes[l.saturating_sub(s).min(3)]);
+        Src {
+            reg,
+            swizzle,
+            neg: op.neg,
+            abs: op.abs,
+        }
+    }
+
+    fn inst(&mut self, i: mir::InstId) {
+        let f = self.lo.f;
+        let inst = &f.insts[i];
+        if inst.op.is_interface_or_constant() {
+            return;
+        }
+        let Some(r) = inst.result() else {
+            panic!("the toy ISA selects no {:?}", inst.op)
+        };
+        let n = f.ty(r).lanes;
+        if inst.op == Op::Construct {
+            return self.construct(r, &inst.args);
+        }
+        let (op, args) = match inst.op {
+            Op::Add => (Alu::Add, [inst.args[0], inst.args[1]]),
+            Op::Sub => (Alu::Add, [inst.args[0], inst.args[1].negated()]),
+            Op::Mul => (Alu::Mul, [inst.args[0], inst.args[1]]),
+            Op::Min => (Alu::Min, [inst.args[0], inst.args[1]]),
+            Op::Max => (Alu::Max, [inst.args[0], inst.args[1]]),
+            Op::Cmp(CmpOp::Lt) => (Alu::Slt, [inst.args[0], inst.args[1]]),
+            Op::Cmp(CmpOp::Gt) => (Alu::Slt, [inst.args[1], inst.args[0]]),
+            Op::Cmp(CmpOp::Ge) => (Alu::Sge, [inst.args[0], inst.args[1]]),
+            Op::Cmp(CmpOp::Le) => (Alu::Sge, [inst.args[1], inst.args[0]]),
+            op => panic!("the toy ISA selects no {op:?}"),
+        };
+        // The sources first: they may read the pack the result is written to, as it is
+        // before the write.
+        self.shift = self.first_lane(r);
+        let a = self.src(&args[0]);
+        let b = self.src(&args[1]);
+        self.shift = 0;
+        let (dst, mask, _) = self.dest(r, n);
+        self.push(Toy::Alu {
+            op,
+            dst,
+            mask,
+            a,
+            b: Some(b),
+        });
+    }
+
+    /// The lanes of construct `c` no value was computed into, one move each.
+    fn construct(&mut self, c: Value, args: &[Operand]) {
+        for (l, a) in args.iter().enumerate() {
+            let placed = matches!(self.lo.places.get(&a.value),
+                Some(Place::Lane { chain, .. }) if *chain == c);
+            if placed {
+                continue;
+            }
+            let piece = self.piece(c);
+            self.shift = l as u8;
+            let one = Operand {
+                swizzle: mir::Swizzle::splat(a.swizzle.lane(0)),
+                ..*a
+            };
+            let src = self.src(&one);
+            self.shift = 0;
+            self.push(Toy::Alu {
+                op: Alu::Mov,
+                dst: piece,
+                mask: 1 << l,
+                a: src,
+                b: None,
+            });
+        }
+    }
+}
+
+fn dst(piece: Piece) -> Dst {
+    match piece {
+        Piece::Fresh(v) => Dst::Temp(v),
+        Piece::Tied { prev, new } => Dst::Tied { prev, new },
+    }
+}
+
+/// A machine instruction of the toy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum M {
+    Alu {
+        op: Alu,
+        /// A register, or an output (`None` with `out`).
+        dst: Option<usize>,
+        out: Option<usize>,
+        mask: u8,
+        a: (MReg, [u8; 4], bool, bool),
+        b: Option<(MReg, [u8; 4], bool, bool)>,
+    },
+    /// Copy register `from` to `to`.
+    Move {
+        from: usize,
+        to: usize,
+    },
+    /// Sets the flag: `a.x != 0`.
+    Test {
+        a: (MReg, [u8; 4], bool, bool),
+    },
+    /// To block `to` when the flag is clear.
+    JumpIfClear {
+        to: usize,
+    },
+    Jump {
+        to: usize,
+    },
+    End,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MReg {
+    R(usize),
+    Input(usize),
+    Literal([f32; 4]),
+}
+
+/// What selecting and allocating a module made.
+struct Compiled {
+    code: Vec<M>,
+    /// The first instruction of each virtual block.
+    starts: Vec<usize>,
+    registers: usize,
+    packed: bool,
+    copies_made: usize,
+}
+
+fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compiled, String> {
+    let policy = Policy {
+        registers,
+        smaller_first: Vec::new(),
+        packing,
+        rematerialise: false,
+    };
+    let fitted = retry::allocate(m, &policy, |m, pack| {
+        let f = &m.function;
+        let mut s = Selector {
+            m,
+            lo: Lower::new(f, pack),
+            copies_made: 0,
+            shift: 0,
+        };
+        let regions = Regions::new(f);
+        for (k, v, d) in returned_once(f, &m.outputs, &s.lo.uses, &regions) {
+            if lanewise(d.op) {
+                s.lo.outputs_at.insert(v.value, Place::Output(k));
+            }
+        }
+        drive(&mut s);
+        let copies = s.copies_made;
+        s.lo.finish().map(|code| (code, copies))
+    })
+    .map_err(|e| match e {
+        retry::Failure::TooManyLive { needed, .. } => format!("{needed} registers needed"),
+        retry::Failure::Select(e) => format!("{e:?}"),
+        retry::Failure::Internal(e) => e,
+    })?;
+    let (code, alloc) = (&fitted.code, &fitted.alloc);
+    let mut out = Vec::new();
+    let mut starts = Vec::new();
+    let mut used = 0;
+    for b in 0..code.num_blocks() {
+        let vb = regalloc2::Block::new(b);
+        starts.push(out.len());
+        for item in alloc.block_items(code, vb) {
+            match item {
+                Item::Move { from, to } => {
+                    used = used.max(from.max(to) + 1);
+                    out.push(M::Move { from, to });
+                }
+                Item::Inst(i) => {
+                    let Some(inst) = code.inst(i) else { continue };
+                    let mut k = 0;
+                    let mut read = |s: Src| {
+                        let reg = match s.reg {
+                            Reg::Temp(_) => {
+                                let r = alloc.reg(i, k);
+                                k += 1;
+                                used = used.max(r + 1);
+                                MReg::R(r)
+                            }
+                            Reg::Input(n) => MReg::Input(n),
+                            Reg::Literal(v) => MReg::Literal(v),
+                        };
+                        (reg, s.swizzle, s.neg, s.abs)
+                    };
+                    match *inst {
+                        Toy::Test { a } => out.push(M::Test { a: read(a) }),
+                        Toy::Alu {
+                            op,
+                            dst,
+                            mask,
+                            a,
+                            b,
+                        } => {
+                            let (a, b) = (read(a), b.map(&mut read));
+                            let (dst, out_k) = match dst {
+                                Dst::Temp(_) => (Some(alloc.reg(i, k)), None),
+                                Dst::Tied { .. } => (Some(alloc.reg(i, k + 1)), None),
+                                Dst::Output(o) => (None, Some(o)),
+                            };
+                            if let Some(r) = dst {
+                                used = used.max(r + 1);
+                            }
+                            out.push(M::Alu {
+                                op,
+                                dst,
+                                out: out_k,
+                                mask,
+                                a,
+                                b,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        // The block's terminator.
+        let succs = code.block_succs(vb).to_vec();
+        match succs.as_slice() {
+            [] => out.push(M::End),
+            [one] => out.push(M::Jump { to: one.index() }),
+            [then, otherwise] => {
+                out.push(M::JumpIfClear {
+                    to: otherwise.index(),
+                });
+                out.push(M::Jump { to: then.index() });
+            }
+            _ => panic!("a block with more than two successors"),
+        }
+    }
+    Ok(Compiled {
+        code: out,
+        starts,
+        registers: used,
+        packed: fitted.packed,
+        copies_made: fitted.selected,
+    })
+}
+
+/// Runs the toy's machine code on `inputs`; the outputs, `lanes` each.
+fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
+    let mut r = vec![[0.0f32; 4]; c.registers.max(1)];
+    let mut o = vec![[0.0f32; 4]; outputs];
+    let mut flag = false;
+    let mut pc = 0;
+    let read = |r: &Vec<[f32; 4]>, (reg, sw, neg, abs): (MReg, [u8; 4], bool, bool)| {
+        let v = match reg {
+            MReg::R(n) => r[n],
+            MReg::Input(n) => inputs[n],
+            MReg::Literal(v) => v,
+        };
+        sw.map(|l| {
+            let x = v[usize::from(l)];
+            let x = if abs { x.abs() } else { x };
+            if neg { -x } else { x }
+        })
+    };
+    for _ in 0..10_000 {
+        match c.code[pc] {
+            M::Alu {
+                op,
+                dst,
+                out,
+                mask,
+                a,
+                b,
+            } => {
+                let a = read(&r, a);
+                let b = b.map(|b| read(&r, b)).unwrap_or([0.0; 4]);
+                let v: [f32; 4] = std::array::from_fn(|l| match op {
+                    Alu::Mov => a[l],
+                    Alu::Add => a[l] + b[l],
+                    Alu::Mul => a[l] * b[l],
+                    Alu::Min => a[l].min(b[l]),
+                    Alu::Max => a[l].max(b[l]),
+                    Alu::Slt => f32::from(u8::from(a[l] < b[l])),
+                    Alu::Sge => f32::from(u8::from(a[l] >= b[l])),
+                });
+                let target = match (dst, out) {
+                    (Some(d), _) => &mut r[d],
+                    (None, Some(k)) => &mut o[k],
+                    (None, None) => unreachable!(),
+                };
+                for l in 0..4 {
+                    if mask & (1 << l) != 0 {
+                        target[l] = v[l];
+                    }
+                }
+            }
+            M::Move { from, to } => r[to] = r[from],
+            M::Test { a } => flag = read(&r, a)[0] != 0.0,
+            M::JumpIfClear { to } if !flag => {
+                pc = c.starts[to];
+                continue;
+            }
+            M::JumpIfClear { .. } => {}
+            M::Jump { to } => {
+                pc = c.starts[to];
+                continue;
+            }
+            M::End => return o,
+        }
+        pc += 1;
+    }
+    panic!("the program does not end");
+}
+
+/// Reads `text`, compiles it with `registers` temporaries, and compares every output lane
+/// with the interpreter's on each of `cases`.
+fn check(text: &str, registers: usize, packing: Packing, cases: &[&[[f32; 4]]]) -> Compiled {
+    let mut m = mir::read::read_module(text).unwrap_or_else(|e| panic!("{e}"));
+    mir::verify::verify(&m).unwrap_or_else(|e| panic!("{e}"));
+    let reference = m.clone();
+    let c = compile(&mut m, registers, packing).unwrap_or_else(|e| panic!("{e}"));
+    assert!(c.registers <= registers, "{} registers used", c.registers);
+    for inputs in cases {
+        let env = Env {
+            inputs,
+            uniforms: &[],
+            bools: &[],
+            textures: &NoTextures,
+        };
+        let Ok(Outcome::Outputs(want)) = mir::eval::run(&reference, &env) else {
+            panic!("the interpreter runs it");
+        };
+        let got = run(&c, inputs, want.len());
+        for (k, (w, g)) in want.iter().zip(&got).enumerate() {
+            let lanes = usize::from(reference.outputs[k].lanes);
+            assert_eq!(
+                &g[..lanes],
+                &w[..lanes],
+                "output {k} on {inputs:?}\n{:#?}",
+                c.code
+            );
+        }
+    }
+    c
+}
+
+fn writes_output(c: &Compiled) -> Vec<&M> {
+    c.code
+        .iter()
+        .filter(|m| matches!(m, M::Alu { out: Some(_), .. }))
+        .collect()
+}
+
+const HEADER: &str = "vertex \"main\"
+  input i0 \"a\" location 0 vec4
+  input i1 \"b\" location 1 vec4
+  output \"out\" location 0 vec4
+";
+
+const A: [f32; 4] = [1.0, -2.0, 3.5, 0.25];
+const B: [f32; 4] = [4.0, 0.5, -1.0, 2.0];
+
+#[test]
+fn a_value_returned_once_is_computed_into_its_output() {
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  v1: vec4 = input 1
+  v2: vec4 = add v0, v1
+  v3: vec4 = mul v2, v0
+  return v3
+}}
+"
+    );
+    let c = check(&text, 8, Packing::WhenNeeded, &[&[A, B]]);
+    let outs = writes_output(&c);
+    assert_eq!(outs.len(), 1, "{:#?}", c.code);
+    assert!(
+        matches!(outs[0], M::Alu { op: Alu::Mul, .. }),
+        "the multiply writes the output, no move after it: {:#?}",
+        c.code
+    );
+}
+
+#[test]
+fn a_constructs_pieces_are_computed_into_its_lanes_in_one_register() {
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  v1: vec4 = input 1
+  v2: f32 = mul v0.x, v1.y
+  v3: f32 = add v0.y, v1.x
+  v4: f32 = const 1.0
+  v5: vec4 = construct v2, v3, v0.z, v4
+  v6: vec4 = max v5, v1
+  return v6
+}}
+"
+    );
+    let c = check(&text, 8, Packing::Off, &[&[A, B]]);
+    // The multiply and the add write lanes x and y of the construct's register; z and w are
+    // moved in; no move copies a whole computed value.
+    let alu: Vec<(Alu, u8)> = c
+        .code
+        .iter()
+        .filter_map(|m| match *m {
+            M::Alu {
+                op,
+                mask,
+                dst: Some(_),
+                ..
+            } => Some((op, mask)),
+            _ => None,
+        })
+        .collect();
+    assert!(alu.contains(&(Alu::Mul, 0b0001)), "{alu:?}");
+    assert!(alu.contains(&(Alu::Add, 0b0010)), "{alu:?}");
+    assert!(
+        !c.code.iter().any(|m| matches!(m, M::Move { .. })),
+        "{:#?}",
+        c.code
+    );
+    assert!(c.registers <= 2, "{} registers", c.registers);
+}
+
+#[test]
+fn a_second_input_is_copied_once_per_block() {
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  v1: vec4 = input 1
+  v2: vec4 = add v0, v1
+  v3: vec4 = mul v0, v1
+  v4: vec4 = min v2, v3
+  v5: vec4 = const 0.0, 0.0, 0.0, 0.0
+  v6: bool = cmp.lt v5.x, v4.x
+  branch v6, b1, b2
+b1:
+  v7: vec4 = max v0, v1
+  jump b3(v7)
+b2:
+  jump b3(v4)
+b3(v8: vec4):
+  return v8
+}}
+"
+    )
+    .replace("b0:\n", "b0:  ; if, merge b3\n");
+    let c = check(&text, 8, Packing::WhenNeeded, &[&[A, B], &[B, A]]);
+    // `b` is copied for the add and reused by the multiply; the `max` in another block
+    // copies it again.
+    assert_eq!(c.copies_made, 2, "{:#?}", c.code);
+}
+
+#[test]
+fn a_loops_values_travel_on_its_back_edge() {
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  v1: f32 = const 0.0
+  v2: vec4 = const 0.0, 0.0, 0.0, 0.0
+  jump b1(v1, v2)
+b1(v3: f32, v4: vec4):  ; loop, merge b3, continue b2
+  v5: f32 = const 4.0
+  v6: bool = cmp.lt v3, v5
+  branch v6, b2, b3
+b2:
+  v7: vec4 = add v4, v0
+  v8: f32 = const 1.0
+  v9: f32 = add v3, v8
+  jump b1(v9, v7)
+b3:
+  return v4
+}}
+"
+    );
+    let c = check(&text, 8, Packing::WhenNeeded, &[&[A, B]]);
+    assert!(
+        c.code.iter().any(|m| matches!(m, M::JumpIfClear { .. })),
+        "{:#?}",
+        c.code
+    );
+}
+
+#[test]
+fn scalars_share_a_registers_lanes_when_registers_run_short() {
+    // Four scalars live at once, then summed: more values than two registers hold unless
+    // they share lanes.
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  v1: vec4 = input 1
+  v2: f32 = mul v0.x, v0.y
+  v3: f32 = mul v0.z, v0.w
+  v4: f32 = add v0.x, v0.z
+  v5: f32 = add v0.y, v0.w
+  v6: f32 = add v2, v3
+  v7: f32 = add v4, v5
+  v8: f32 = mul v6, v7
+  v9: vec4 = construct v8, v8, v8, v8
+  v10: vec4 = add v9, v1
+  return v10
+}}
+"
+    );
+    let roomy = check(&text, 8, Packing::Off, &[&[A, B], &[B, A]]);
+    assert!(!roomy.packed);
+    assert!(roomy.registers > 2, "{} registers", roomy.registers);
+    let mut m = mir::read::read_module(&text).unwrap_or_else(|e| panic!("{e}"));
+    let refused = compile(&mut m, 2, Packing::Off).err().unwrap_or_default();
+    assert!(refused.ends_with("registers needed"), "{refused}");
+    let tight = check(&text, 2, Packing::WhenNeeded, &[&[A, B], &[B, A]]);
+    assert!(tight.packed, "packing was needed");
+}
+
+/// The toy's machine code has a start for every virtual block (edge blocks included).
+#[test]
+fn every_virtual_block_is_emitted() {
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:  ; if, merge b2
+  v0: vec4 = input 0
+  v1: vec4 = input 1
+  v2: bool = cmp.lt v0.x, v1.x
+  branch v2, b1, b2(v0)
+b1:
+  v3: vec4 = mul v0, v1
+  jump b2(v3)
+b2(v4: vec4):
+  return v4
+}}
+"
+    );
+    let m = mir::read::read_module(&text).unwrap_or_else(|e| panic!("{e}"));
+    let code: VCode<Toy> = VCode::new(&m.function);
+    let origins: Vec<Origin> = code.origins().collect();
+    // The critical edge b0 → b2 is split.
+    assert!(
+        origins.contains(&Origin::Edge(BlockId::new(0), BlockId::new(2))),
+        "{origins:?}"
+    );
+    let c = check(&text, 8, Packing::WhenNeeded, &[&[A, B], &[B, A]]);
+    assert_eq!(c.starts.len(), origins.len());
+}
