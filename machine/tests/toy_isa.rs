@@ -13,7 +13,8 @@
 use machine::lower::Lower;
 use machine::retry::{self, Packing, Policy};
 use machine::select::{Chain, Construct, Hooks, Piece, construct_lanes, drive, returned_once};
-use machine::vcode::{Item, Origin, VCode};
+use machine::structured::{Exit, Layout, Loop, Walk, has_code};
+use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::analysis::regions::Regions;
 use mir::eval::{Env, NoTextures, Outcome};
 use mir::func::BlockId;
@@ -497,6 +498,8 @@ struct Compiled {
     registers: usize,
     packed: bool,
     copies_made: usize,
+    /// The same code laid out by regions (see [`Structured`]).
+    structured: Vec<S>,
 }
 
 fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compiled, String> {
@@ -536,59 +539,7 @@ fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compile
     for b in 0..code.num_blocks() {
         let vb = regalloc2::Block::new(b);
         starts.push(out.len());
-        for item in alloc.block_items(code, vb) {
-            match item {
-                Item::Move { from, to } => {
-                    used = used.max(from.max(to) + 1);
-                    out.push(M::Move { from, to });
-                }
-                Item::Inst(i) => {
-                    let Some(inst) = code.inst(i) else { continue };
-                    let mut k = 0;
-                    let mut read = |s: Src| {
-                        let reg = match s.reg {
-                            Reg::Temp(_) => {
-                                let r = alloc.reg(i, k);
-                                k += 1;
-                                used = used.max(r + 1);
-                                MReg::R(r)
-                            }
-                            Reg::Input(n) => MReg::Input(n),
-                            Reg::Literal(v) => MReg::Literal(v),
-                        };
-                        (reg, s.swizzle, s.neg, s.abs)
-                    };
-                    match *inst {
-                        Toy::Test { a } => out.push(M::Test { a: read(a) }),
-                        Toy::Alu {
-                            op,
-                            dst,
-                            mask,
-                            a,
-                            b,
-                        } => {
-                            let (a, b) = (read(a), b.map(&mut read));
-                            let (dst, out_k) = match dst {
-                                Dst::Temp(_) => (Some(alloc.reg(i, k)), None),
-                                Dst::Tied { .. } => (Some(alloc.reg(i, k + 1)), None),
-                                Dst::Output(o) => (None, Some(o)),
-                            };
-                            if let Some(r) = dst {
-                                used = used.max(r + 1);
-                            }
-                            out.push(M::Alu {
-                                op,
-                                dst,
-                                out: out_k,
-                                mask,
-                                a,
-                                b,
-                            });
-                        }
-                    }
-                }
-            }
-        }
+        lower_items(code, alloc, vb, &mut out, &mut used);
         // The block's terminator.
         let succs = code.block_succs(vb).to_vec();
         match succs.as_slice() {
@@ -603,25 +554,196 @@ fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compile
             _ => panic!("a block with more than two successors"),
         }
     }
+    let mut layout = Structured {
+        code,
+        alloc,
+        out: Vec::new(),
+        used: 0,
+    };
+    Walk::new(&m.function).function(&mut layout);
     Ok(Compiled {
         code: out,
         starts,
-        registers: used,
+        registers: used.max(layout.used),
         packed: fitted.packed,
         copies_made: fitted.selected,
+        structured: layout.out,
     })
 }
 
-/// Runs the toy's machine code on `inputs`; the outputs, `lanes` each.
-fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
-    let mut r = vec![[0.0f32; 4]; c.registers.max(1)];
-    let mut o = vec![[0.0f32; 4]; outputs];
-    let mut flag = false;
-    let mut pc = 0;
-    let read = |r: &Vec<[f32; 4]>, (reg, sw, neg, abs): (MReg, [u8; 4], bool, bool)| {
+/// The machine code of virtual block `vb`'s instructions and moves (not its terminator),
+/// appended to `out`; `used` grows to the registers they use.
+fn lower_items(
+    code: &VCode<Toy>,
+    alloc: &Allocated,
+    vb: regalloc2::Block,
+    out: &mut Vec<M>,
+    used: &mut usize,
+) {
+    for item in alloc.block_items(code, vb) {
+        match item {
+            Item::Move { from, to } => {
+                *used = (*used).max(from.max(to) + 1);
+                out.push(M::Move { from, to });
+            }
+            Item::Inst(i) => {
+                let Some(inst) = code.inst(i) else { continue };
+                let mut k = 0;
+                let mut read = |s: Src| {
+                    let reg = match s.reg {
+                        Reg::Temp(_) => {
+                            let r = alloc.reg(i, k);
+                            k += 1;
+                            *used = (*used).max(r + 1);
+                            MReg::R(r)
+                        }
+                        Reg::Input(n) => MReg::Input(n),
+                        Reg::Literal(v) => MReg::Literal(v),
+                    };
+                    (reg, s.swizzle, s.neg, s.abs)
+                };
+                match *inst {
+                    Toy::Test { a } => out.push(M::Test { a: read(a) }),
+                    Toy::Alu {
+                        op,
+                        dst,
+                        mask,
+                        a,
+                        b,
+                    } => {
+                        let (a, b) = (read(a), b.map(&mut read));
+                        let (dst, out_k) = match dst {
+                            Dst::Temp(_) => (Some(alloc.reg(i, k)), None),
+                            Dst::Tied { .. } => (Some(alloc.reg(i, k + 1)), None),
+                            Dst::Output(o) => (None, Some(o)),
+                        };
+                        if let Some(r) = dst {
+                            *used = (*used).max(r + 1);
+                        }
+                        out.push(M::Alu {
+                            op,
+                            dst,
+                            out: out_k,
+                            mask,
+                            a,
+                            b,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Structured machine code of the toy, as a target without jumps has it: `if`/`else`/`end
+/// if` on the flag, `loop`/`end loop`, and a break on the flag.
+#[derive(Clone, Debug, PartialEq)]
+enum S {
+    Code(M),
+    /// Runs what follows up to `Else` or `EndIf` when the flag is set.
+    If,
+    Else,
+    EndIf,
+    Loop,
+    /// Leaves the innermost loop when the flag is `when`.
+    Break {
+        when: bool,
+    },
+    EndLoop,
+}
+
+/// The toy's structured emission, by [`Walk`].
+struct Structured<'a> {
+    code: &'a VCode<Toy>,
+    alloc: &'a Allocated,
+    out: Vec<S>,
+    used: usize,
+}
+
+impl Structured<'_> {
+    fn emit(&mut self, origin: Origin) {
+        let Some(vb) = self.code.block_of(origin) else {
+            return;
+        };
+        let mut flat = Vec::new();
+        lower_items(self.code, self.alloc, vb, &mut flat, &mut self.used);
+        self.out.extend(flat.into_iter().map(S::Code));
+    }
+}
+
+impl Layout for Structured<'_> {
+    type Items = ();
+
+    fn items(&mut self, _walk: &Walk<'_>, origin: Origin) {
+        self.emit(origin);
+    }
+
+    fn branch(
+        &mut self,
+        walk: &mut Walk<'_>,
+        b: BlockId,
+        then: BlockId,
+        otherwise: BlockId,
+        _items: (),
+    ) -> Option<BlockId> {
+        if let Some(l) = walk.innermost() {
+            let t = walk.skip_empty(self.code, self.alloc, b, then, l.merge);
+            let e = walk.skip_empty(self.code, self.alloc, b, otherwise, l.merge);
+            if t == l.merge || e == l.merge {
+                let (when, other) = if t == l.merge { (true, e) } else { (false, t) };
+                self.out.push(S::Break { when });
+                self.emit(Origin::Edge(b, other));
+                return Some(other);
+            }
+        }
+        let Some(mir::func::Structure::If { merge }) = walk.f.blocks[b].structure else {
+            panic!("a branch outside an if or a loop's exit");
+        };
+        self.out.push(S::If);
+        for (k, arm) in [then, otherwise].into_iter().enumerate() {
+            if k == 1 {
+                self.out.push(S::Else);
+            }
+            self.emit(Origin::Edge(b, arm));
+            if arm != merge {
+                assert_eq!(walk.region(self, arm, Some(merge)), Exit::Merge);
+            }
+        }
+        self.out.push(S::EndIf);
+        Some(merge)
+    }
+
+    fn looped(&mut self, walk: &mut Walk<'_>, l: Loop) {
+        self.out.push(S::Loop);
+        // The body's top level goes round: it ends at the back edge.
+        assert_eq!(walk.body(self, l), Exit::Continue);
+        self.out.push(S::EndLoop);
+        // The moves of the exit edge, once the loop is done.
+        for &x in &walk.f.layout {
+            if has_code(self.code, self.alloc, Origin::Edge(x, l.merge)) {
+                self.emit(Origin::Edge(x, l.merge));
+            }
+        }
+    }
+
+    fn end(&mut self, _b: BlockId) {
+        self.out.push(S::Code(M::End));
+    }
+}
+
+/// The machine state of a run.
+struct State<'a> {
+    r: Vec<[f32; 4]>,
+    o: Vec<[f32; 4]>,
+    flag: bool,
+    inputs: &'a [[f32; 4]],
+}
+
+impl State<'_> {
+    fn read(&self, (reg, sw, neg, abs): (MReg, [u8; 4], bool, bool)) -> [f32; 4] {
         let v = match reg {
-            MReg::R(n) => r[n],
-            MReg::Input(n) => inputs[n],
+            MReg::R(n) => self.r[n],
+            MReg::Input(n) => self.inputs[n],
             MReg::Literal(v) => v,
         };
         sw.map(|l| {
@@ -629,9 +751,11 @@ fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
             let x = if abs { x.abs() } else { x };
             if neg { -x } else { x }
         })
-    };
-    for _ in 0..10_000 {
-        match c.code[pc] {
+    }
+
+    /// Runs an instruction that is not control flow.
+    fn step(&mut self, m: M) {
+        match m {
             M::Alu {
                 op,
                 dst,
@@ -640,8 +764,8 @@ fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
                 a,
                 b,
             } => {
-                let a = read(&r, a);
-                let b = b.map(|b| read(&r, b)).unwrap_or([0.0; 4]);
+                let a = self.read(a);
+                let b = b.map(|b| self.read(b)).unwrap_or([0.0; 4]);
                 let v: [f32; 4] = std::array::from_fn(|l| match op {
                     Alu::Mov => a[l],
                     Alu::Add => a[l] + b[l],
@@ -652,19 +776,35 @@ fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
                     Alu::Sge => f32::from(u8::from(a[l] >= b[l])),
                 });
                 let target = match (dst, out) {
-                    (Some(d), _) => &mut r[d],
-                    (None, Some(k)) => &mut o[k],
-                    (None, None) => unreachable!(),
+                    (Some(d), _) => &mut self.r[d],
+                    (None, Some(k)) => &mut self.o[k],
+                    (None, None) => unreachable!("a write to nowhere"),
                 };
-                for l in 0..4 {
+                for (l, t) in target.iter_mut().enumerate() {
                     if mask & (1 << l) != 0 {
-                        target[l] = v[l];
+                        *t = v[l];
                     }
                 }
             }
-            M::Move { from, to } => r[to] = r[from],
-            M::Test { a } => flag = read(&r, a)[0] != 0.0,
-            M::JumpIfClear { to } if !flag => {
+            M::Move { from, to } => self.r[to] = self.r[from],
+            M::Test { a } => self.flag = self.read(a)[0] != 0.0,
+            other => unreachable!("{other:?} is control flow"),
+        }
+    }
+}
+
+/// Runs the toy's flat machine code on `inputs`; the outputs.
+fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
+    let mut st = State {
+        r: vec![[0.0; 4]; c.registers.max(1)],
+        o: vec![[0.0; 4]; outputs],
+        flag: false,
+        inputs,
+    };
+    let mut pc = 0;
+    for _ in 0..10_000 {
+        match c.code[pc] {
+            M::JumpIfClear { to } if !st.flag => {
                 pc = c.starts[to];
                 continue;
             }
@@ -673,7 +813,58 @@ fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
                 pc = c.starts[to];
                 continue;
             }
-            M::End => return o,
+            M::End => return st.o,
+            m => st.step(m),
+        }
+        pc += 1;
+    }
+    panic!("the program does not end");
+}
+
+/// Runs structured toy code on `inputs`; the outputs.
+fn run_structured(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
+    let code = &c.structured;
+    // Where each construct's parts are.
+    let mut matching = vec![0; code.len()];
+    let mut elses = vec![None; code.len()];
+    let mut open = Vec::new();
+    for (k, s) in code.iter().enumerate() {
+        match s {
+            S::If | S::Loop => open.push(k),
+            S::Else => elses[*open.last().expect("an else in an if")] = Some(k),
+            S::EndIf | S::EndLoop => {
+                let start = open.pop().expect("a construct to close");
+                matching[start] = k;
+                if let Some(e) = elses[start] {
+                    matching[e] = k;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "every construct is closed");
+    let mut st = State {
+        r: vec![[0.0; 4]; c.registers.max(1)],
+        o: vec![[0.0; 4]; outputs],
+        flag: false,
+        inputs,
+    };
+    let mut loops: Vec<usize> = Vec::new();
+    let mut pc = 0;
+    for _ in 0..10_000 {
+        match &code[pc] {
+            S::Code(M::End) => return st.o,
+            S::Code(m) => st.step(*m),
+            S::If if !st.flag => pc = elses[pc].unwrap_or(matching[pc]),
+            S::If | S::EndIf => {}
+            S::Else => pc = matching[pc],
+            S::Loop => loops.push(pc),
+            S::Break { when } if st.flag == *when => {
+                let start = loops.pop().expect("a break in a loop");
+                pc = matching[start];
+            }
+            S::Break { .. } => {}
+            S::EndLoop => pc = *loops.last().expect("a loop to repeat"),
         }
         pc += 1;
     }
@@ -698,14 +889,21 @@ fn check(text: &str, registers: usize, packing: Packing, cases: &[&[[f32; 4]]]) 
         let Ok(Outcome::Outputs(want)) = mir::eval::run(&reference, &env) else {
             panic!("the interpreter runs it");
         };
-        let got = run(&c, inputs, want.len());
-        for (k, (w, g)) in want.iter().zip(&got).enumerate() {
+        let flat = run(&c, inputs, want.len());
+        let structured = run_structured(&c, inputs, want.len());
+        for (k, w) in want.iter().enumerate() {
             let lanes = usize::from(reference.outputs[k].lanes);
             assert_eq!(
-                &g[..lanes],
+                &flat[k][..lanes],
                 &w[..lanes],
                 "output {k} on {inputs:?}\n{:#?}",
                 c.code
+            );
+            assert_eq!(
+                &structured[k][..lanes],
+                &w[..lanes],
+                "output {k} on {inputs:?}, structured\n{:#?}",
+                c.structured
             );
         }
     }
@@ -824,6 +1022,13 @@ b3(v8: vec4):
     // `b` is copied for the add and reused by the multiply; the `max` in another block
     // copies it again.
     assert_eq!(c.copies_made, 2, "{:#?}", c.code);
+    assert!(
+        [S::If, S::Else, S::EndIf]
+            .iter()
+            .all(|x| c.structured.contains(x)),
+        "{:#?}",
+        c.structured
+    );
 }
 
 #[test]
@@ -855,6 +1060,18 @@ b3:
         c.code.iter().any(|m| matches!(m, M::JumpIfClear { .. })),
         "{:#?}",
         c.code
+    );
+    // Laid out by regions: one loop, left by a break on the flag.
+    let shape: Vec<&S> = c
+        .structured
+        .iter()
+        .filter(|s| !matches!(s, S::Code(_)))
+        .collect();
+    assert_eq!(
+        shape,
+        [&S::Loop, &S::Break { when: false }, &S::EndLoop],
+        "{:#?}",
+        c.structured
     );
 }
 

@@ -12,8 +12,9 @@
 //!   reads a lane Flash considers unwritten (#3648).
 
 use crate::rules::CodegenRule;
+use machine::structured::{Layout, Loop, Walk};
 use machine::vcode::{Allocated, Item, Origin, VCode};
-use mir::func::{BlockId, Function, Structure, Terminator};
+use mir::func::{BlockId, Function, Structure};
 use mir::{Diagnostic, Span};
 
 use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
@@ -49,7 +50,7 @@ pub fn emit(
         errors: Vec::new(),
         temporaries: 0,
     };
-    e.region(f.entry, None);
+    Walk::new(f).function(&mut e);
     if e.errors.is_empty() {
         let (code, spans) = e.out.into_iter().unzip();
         Ok(Emitted {
@@ -74,6 +75,34 @@ struct Emitter<'a> {
     written: [Mask; TEMPORARIES],
     errors: Vec<Diagnostic>,
     temporaries: usize,
+}
+
+impl Layout for Emitter<'_> {
+    /// The block's test (its virtual index) and the moves after it.
+    type Items = Option<(usize, Vec<(usize, usize)>)>;
+
+    fn items(&mut self, _walk: &Walk<'_>, origin: Origin) -> Self::Items {
+        self.emit_items(origin)
+    }
+
+    fn branch(
+        &mut self,
+        walk: &mut Walk<'_>,
+        b: BlockId,
+        then: BlockId,
+        otherwise: BlockId,
+        test: Self::Items,
+    ) -> Option<BlockId> {
+        self.emit_if(walk, b, then, otherwise, test)
+    }
+
+    fn looped(&mut self, _walk: &mut Walk<'_>, l: Loop) {
+        // Preparation unrolls every loop or refuses the program.
+        let span = self.f.blocks[l.header].span;
+        self.internal(span, "a loop left after unrolling");
+    }
+
+    fn end(&mut self, _b: BlockId) {}
 }
 
 impl Emitter<'_> {
@@ -118,7 +147,7 @@ impl Emitter<'_> {
 
     /// Emits the items of a virtual block up to its conditional test; returns the test (its
     /// virtual index) and the moves after it.
-    fn items(&mut self, origin: Origin) -> Option<(usize, Vec<(usize, usize)>)> {
+    fn emit_items(&mut self, origin: Origin) -> Option<(usize, Vec<(usize, usize)>)> {
         let vb = self.code.block_of(origin)?;
         let mut test: Option<usize> = None;
         let mut after = Vec::new();
@@ -251,31 +280,10 @@ impl Emitter<'_> {
         }
     }
 
-    /// Emits from block `b` on until reaching `stop` (exclusive) or the end of the program.
-    fn region(&mut self, mut b: BlockId, stop: Option<BlockId>) {
-        for _ in 0..=self.f.blocks.len() {
-            if Some(b) == stop {
-                return;
-            }
-            let test = self.items(Origin::Block(b));
-            match self.f.blocks[b].term.clone() {
-                Terminator::Jump(e) => b = e.target,
-                Terminator::Branch {
-                    then, otherwise, ..
-                } => {
-                    let Some(next) = self.emit_if(b, then.target, otherwise.target, test) else {
-                        return;
-                    };
-                    b = next;
-                }
-                Terminator::Return(_) | Terminator::Discard | Terminator::Unreachable => return,
-            }
-        }
-    }
-
     /// Emits one arm of the `if` headed by `h` into a buffer of its own.
     fn arm(
         &mut self,
+        walk: &mut Walk<'_>,
         h: BlockId,
         start: BlockId,
         merge: BlockId,
@@ -285,11 +293,11 @@ impl Emitter<'_> {
         for &(from, to) in moves {
             self.mov(from, to);
         }
-        if let Some((t, _)) = self.items(Origin::Edge(h, start)) {
+        if let Some((t, _)) = self.emit_items(Origin::Edge(h, start)) {
             self.internal(self.code.span(t), "a test on a split edge");
         }
         if start != merge {
-            self.region(start, Some(merge));
+            walk.region(self, start, Some(merge));
         }
         std::mem::replace(&mut self.out, outer)
     }
@@ -297,6 +305,7 @@ impl Emitter<'_> {
     /// Emits the `if` ending block `h`; returns its merge block.
     fn emit_if(
         &mut self,
+        walk: &mut Walk<'_>,
         h: BlockId,
         then: BlockId,
         otherwise: BlockId,
@@ -328,10 +337,10 @@ impl Emitter<'_> {
             (otherwise, then)
         };
         let before = self.written;
-        let mut first_code = self.arm(h, first, merge, &moves);
+        let mut first_code = self.arm(walk, h, first, merge, &moves);
         let after_first = self.written;
         self.written = before;
-        let mut second_code = self.arm(h, second, merge, &moves);
+        let mut second_code = self.arm(walk, h, second, merge, &moves);
         for (w, x) in self.written.iter_mut().zip(after_first) {
             *w = w.or(x);
         }

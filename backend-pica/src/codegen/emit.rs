@@ -16,8 +16,9 @@
 use crate::rules::Rule;
 use mir::hash::HashMap;
 
+use machine::structured::{Exit, Layout, Loop, Walk, has_code, has_moves};
 use machine::vcode::{Allocated, Item, Origin, VCode};
-use mir::func::{BlockId, Function, Structure, Terminator};
+use mir::func::{BlockId, Function, Structure};
 use mir::{Diagnostic, Span};
 
 use super::select::Test;
@@ -57,12 +58,12 @@ pub fn emit(
         current: None,
         closed: false,
         errors: Vec::new(),
-        loops: Vec::new(),
+        frames: Vec::new(),
         if_depth: 0,
         int_constants: Vec::new(),
         temporaries: 0,
     };
-    e.region(f.entry, None);
+    Walk::new(f).function(&mut e);
     if e.out.last() != Some(&Inst::End) {
         e.current = None;
         e.push(Inst::End);
@@ -79,29 +80,13 @@ pub fn emit(
     }
 }
 
-/// The loop being emitted.
+/// What this back end keeps of the loop being emitted (the walk keeps its blocks).
 #[derive(Clone, Copy)]
-struct LoopCtx {
-    header: BlockId,
-    merge: BlockId,
-    cont: BlockId,
+struct Frame {
     /// IF depth at the loop's top level.
     if_depth: usize,
     /// For a counted loop, the block whose exit test LOOP's count replaces.
     counted: Option<BlockId>,
-}
-
-/// Where an arm of an `if` goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum End {
-    /// To the `if`'s merge.
-    Merge,
-    /// To the enclosing loop's continue block.
-    Continue,
-    /// Out of the enclosing loop.
-    Break,
-    /// To the end of the program.
-    Return,
 }
 
 struct Emitter<'a> {
@@ -117,10 +102,37 @@ struct Emitter<'a> {
     /// The last thing emitted closed an IF or LOOP (picasso pads the next `.end`/`.else`).
     closed: bool,
     errors: Vec<Diagnostic>,
-    loops: Vec<LoopCtx>,
+    frames: Vec<Frame>,
     if_depth: usize,
     int_constants: Vec<(u8, [u8; 4])>,
     temporaries: usize,
+}
+
+impl Layout for Emitter<'_> {
+    type Items = ();
+
+    fn items(&mut self, _walk: &Walk<'_>, origin: Origin) {
+        self.emit_items(origin);
+    }
+
+    fn branch(
+        &mut self,
+        walk: &mut Walk<'_>,
+        b: BlockId,
+        then: BlockId,
+        otherwise: BlockId,
+        _items: (),
+    ) -> Option<BlockId> {
+        self.emit_if(walk, b, then, otherwise)
+    }
+
+    fn looped(&mut self, walk: &mut Walk<'_>, l: Loop) {
+        self.emit_loop(walk, l);
+    }
+
+    fn end(&mut self, _b: BlockId) {
+        self.push(Inst::End);
+    }
 }
 
 impl Emitter<'_> {
@@ -163,7 +175,7 @@ impl Emitter<'_> {
     }
 
     /// Emits the instructions and moves of a virtual block (not its terminator).
-    fn items(&mut self, origin: Origin) {
+    fn emit_items(&mut self, origin: Origin) {
         let Some(vb) = self.code.block_of(origin) else {
             return;
         };
@@ -171,7 +183,7 @@ impl Emitter<'_> {
             match item {
                 Item::Inst(i) => {
                     let counted_test = matches!(origin, Origin::Block(b)
-                        if self.loops.last().is_some_and(|l| l.counted == Some(b)));
+                        if self.frames.last().is_some_and(|l| l.counted == Some(b)));
                     if let Some(inst) = self.code.inst(i) {
                         if counted_test && matches!(inst, VInst::Cmp { .. }) {
                             continue;
@@ -271,128 +283,6 @@ impl Emitter<'_> {
         })
     }
 
-    /// Emits from block `b` on until reaching `stop` (exclusive), or the enclosing loop's
-    /// merge (a break) or header (the back edge), or the end of the program.
-    fn region(&mut self, mut b: BlockId, stop: Option<BlockId>) -> End {
-        loop {
-            if Some(b) == stop {
-                return End::Merge;
-            }
-            if let Some(l) = self.loops.last() {
-                if b == l.merge {
-                    return End::Break;
-                }
-                if b == l.header {
-                    return End::Continue;
-                }
-            }
-            if let Some(Structure::Loop { merge, cont }) = self.f.blocks[b].structure {
-                self.emit_loop(b, merge, cont);
-                b = merge;
-                continue;
-            }
-            match self.block(b) {
-                Some(next) => b = next,
-                None => return End::Return,
-            }
-        }
-    }
-
-    /// Emits block `b` and its terminator; returns where code continues (`None` after the
-    /// program's end).
-    fn block(&mut self, b: BlockId) -> Option<BlockId> {
-        self.items(Origin::Block(b));
-        match self.f.blocks[b].term.clone() {
-            Terminator::Jump(e) => Some(e.target),
-            Terminator::Branch {
-                then, otherwise, ..
-            } => self.emit_if(b, then.target, otherwise.target),
-            Terminator::Return(_) | Terminator::Discard | Terminator::Unreachable => {
-                self.push(Inst::End);
-                None
-            }
-        }
-    }
-
-    /// Whether the split edge `from -> to` has code (moves of its arguments).
-    fn edge_has_code(&self, from: BlockId, to: BlockId) -> bool {
-        self.code
-            .block_of(Origin::Edge(from, to))
-            .is_some_and(|vb| {
-                self.alloc
-                    .block_items(self.code, vb)
-                    .iter()
-                    .any(|i| match i {
-                        Item::Move { .. } => true,
-                        Item::Inst(k) => self.code.inst(*k).is_some(),
-                    })
-            })
-    }
-
-    /// `to`, or `merge` when `to` only jumps on to it through blocks without code (an empty
-    /// arm, or an empty `then { break; }` with the loop's merge).
-    fn skip_empty(&self, from: BlockId, to: BlockId, merge: BlockId) -> BlockId {
-        let empty = |this: &Self, o: Origin| {
-            this.code.block_of(o).is_none_or(|vb| {
-                this.alloc
-                    .block_items(this.code, vb)
-                    .iter()
-                    .all(|i| match i {
-                        Item::Move { .. } => false,
-                        Item::Inst(k) => this.code.inst(*k).is_none(),
-                    })
-            })
-        };
-        let mut b = to;
-        if !empty(self, Origin::Edge(from, to)) {
-            return to;
-        }
-        for _ in 0..self.f.blocks.len() {
-            if b == merge {
-                return merge;
-            }
-            let block = &self.f.blocks[b];
-            match &block.term {
-                Terminator::Jump(e)
-                    if block.structure.is_none()
-                        && block.params.is_empty()
-                        && empty(self, Origin::Block(b)) =>
-                {
-                    b = e.target
-                }
-                _ => return to,
-            }
-        }
-        to
-    }
-
-    /// Where an arm starting at `start` goes, for an `if` merging at `merge`.
-    fn arm_end(&self, start: BlockId, merge: BlockId) -> End {
-        let mut b = start;
-        for _ in 0..self.f.blocks.len() + 1 {
-            if b == merge {
-                return End::Merge;
-            }
-            if let Some(l) = self.loops.last() {
-                if b == l.cont || b == l.header {
-                    return End::Continue;
-                }
-                if b == l.merge {
-                    return End::Break;
-                }
-            }
-            b = match self.f.blocks[b].structure {
-                Some(Structure::If { merge } | Structure::Loop { merge, .. }) => merge,
-                _ => match &self.f.blocks[b].term {
-                    Terminator::Jump(e) => e.target,
-                    Terminator::Branch { then, .. } => then.target,
-                    _ => return End::Return,
-                },
-            };
-        }
-        End::Return
-    }
-
     /// The condition word parts for block `b`'s test, true when the branch is taken.
     fn condition(&self, b: BlockId, when: bool) -> Option<Result<Condition, BoolReg>> {
         match self.branches.get(&b)? {
@@ -402,18 +292,24 @@ impl Emitter<'_> {
     }
 
     /// Emits the conditional branch ending block `b`; returns where code continues.
-    fn emit_if(&mut self, b: BlockId, t: BlockId, e: BlockId) -> Option<BlockId> {
+    fn emit_if(
+        &mut self,
+        walk: &mut Walk<'_>,
+        b: BlockId,
+        t: BlockId,
+        e: BlockId,
+    ) -> Option<BlockId> {
         let span = self.f.blocks[b].span;
         self.current = Some(span);
         // A branch out of the loop: BREAKC, then the other way on.
-        if let Some(l) = self.loops.last().copied() {
+        if let (Some(l), Some(frame)) = (walk.innermost(), self.frames.last().copied()) {
             let (t, e) = (
-                self.skip_empty(b, t, l.merge),
-                self.skip_empty(b, e, l.merge),
+                walk.skip_empty(self.code, self.alloc, b, t, l.merge),
+                walk.skip_empty(self.code, self.alloc, b, e, l.merge),
             );
             if t == l.merge || e == l.merge {
                 let (when, other) = if t == l.merge { (true, e) } else { (false, t) };
-                if self.if_depth != l.if_depth {
+                if self.if_depth != frame.if_depth {
                     self.error(
                         span,
                         "a break inside an `if` in a loop that is not unrolled (the PICA200 \
@@ -422,14 +318,14 @@ impl Emitter<'_> {
                 }
                 match self.condition(b, when) {
                     // A counted loop's own test: LOOP's count does it.
-                    _ if l.counted == Some(b) => {}
+                    _ if frame.counted == Some(b) => {}
                     Some(Ok(cond)) => self.push(Inst::BreakC { cond }),
                     _ => self.error(
                         span,
                         "a loop that ends on a bool uniform (the PICA200 has no BREAK on one)",
                     ),
                 }
-                self.items(Origin::Edge(b, other));
+                self.emit_items(Origin::Edge(b, other));
                 return Some(other);
             }
         }
@@ -440,21 +336,21 @@ impl Emitter<'_> {
             );
             return None;
         };
-        let ends = [self.arm_end(t, merge), self.arm_end(e, merge)];
-        if ends.contains(&End::Break) {
+        let ends = [walk.arm_end(t, merge), walk.arm_end(e, merge)];
+        if ends.contains(&Exit::Break) {
             self.error(
                 span,
                 "code before a break inside an `if` in a loop that is not unrolled",
             );
             return None;
         }
-        let stop = match self.loops.last() {
-            Some(l) if ends.contains(&End::Continue) => l.cont,
+        let stop = match walk.innermost() {
+            Some(l) if ends.contains(&Exit::Continue) => l.cont,
             _ => merge,
         };
         // An empty then-part costs a padding NOP: test the other way when the test allows.
-        let then_empty = self.skip_empty(b, t, stop) == stop;
-        let else_empty = self.skip_empty(b, e, stop) == stop;
+        let then_empty = walk.skip_empty(self.code, self.alloc, b, t, stop) == stop;
+        let else_empty = walk.skip_empty(self.code, self.alloc, b, e, stop) == stop;
         let swap = then_empty && !else_empty && matches!(self.branches.get(&b), Some(Test::Cmp));
         let (first, second, when) = if swap { (e, t, false) } else { (t, e, true) };
         if self.if_depth == limits::IF_STACK_DEPTH {
@@ -485,25 +381,25 @@ impl Emitter<'_> {
             }
         }
         self.if_depth += 1;
-        self.items(Origin::Edge(b, first));
+        self.emit_items(Origin::Edge(b, first));
         // An arm that leaves the loop unconditionally (the rest of an iteration after an
         // `if` with a `continue`, ending in a `break`) has no BREAKC to do it: refused, so
         // that the compiler tries again with the breaks predicated, never dropped.
         let mut arms_end = Vec::new();
         if first != stop {
-            arms_end.push(self.region(first, Some(stop)));
+            arms_end.push(walk.region(self, first, Some(stop)));
         }
-        let has_else = second != stop || self.edge_has_code(b, second);
+        let has_else = second != stop || has_code(self.code, self.alloc, Origin::Edge(b, second));
         let mut else_start = None;
         if has_else {
             self.pad(Closing::Else, pos);
             else_start = Some(self.out.len());
-            self.items(Origin::Edge(b, second));
+            self.emit_items(Origin::Edge(b, second));
             if second != stop {
-                arms_end.push(self.region(second, Some(stop)));
+                arms_end.push(walk.region(self, second, Some(stop)));
             }
         }
-        if arms_end.contains(&End::Break) {
+        if arms_end.contains(&Exit::Break) {
             self.error(
                 span,
                 "a break at the end of an `if`'s arm in a loop that is not unrolled",
@@ -568,14 +464,9 @@ impl Emitter<'_> {
                 return None;
             }
         }
-        let moves = tested.iter().any(|&b| {
-            self.code.block_of(Origin::Block(b)).is_some_and(|vb| {
-                self.alloc
-                    .block_items(self.code, vb)
-                    .iter()
-                    .any(|i| matches!(i, Item::Move { .. }))
-            })
-        });
+        let moves = tested
+            .iter()
+            .any(|&b| has_moves(self.code, self.alloc, Origin::Block(b)));
         (!moves).then_some((trips, exit))
     }
 
@@ -602,10 +493,11 @@ impl Emitter<'_> {
 
     /// Emits a loop: LOOP over its trip count (or 256 iterations with BREAKC), the body
     /// from the header to the back edge, then the moves of its exit edge.
-    fn emit_loop(&mut self, h: BlockId, merge: BlockId, cont: BlockId) {
+    fn emit_loop(&mut self, walk: &mut Walk<'_>, l: Loop) {
+        let (h, merge) = (l.header, l.merge);
         let span = self.f.blocks[h].span;
         self.current = Some(span);
-        if self.loops.len() == limits::LOOP_STACK_DEPTH {
+        if walk.depth() == limits::LOOP_STACK_DEPTH {
             self.error(
                 span,
                 format!(
@@ -625,23 +517,18 @@ impl Emitter<'_> {
             i: IntReg::new(ireg).unwrap_or(IntReg::from_field(3)),
             last: Target::from_field(0),
         });
-        self.loops.push(LoopCtx {
-            header: h,
-            merge,
-            cont,
+        self.frames.push(Frame {
             if_depth: self.if_depth,
             counted: counted.map(|(_, exit)| exit),
         });
-        if let Some(next) = self.block(h) {
-            // The body's top level ends in an unconditional break: no BREAKC can do it.
-            if self.region(next, None) == End::Break {
-                self.error(
-                    span,
-                    "a loop whose body ends in a break (it repeats only through `continue`)",
-                );
-            }
+        // The body's top level ends in an unconditional break: no BREAKC can do it.
+        if walk.body(self, l) == Exit::Break {
+            self.error(
+                span,
+                "a loop whose body ends in a break (it repeats only through `continue`)",
+            );
         }
-        self.loops.pop();
+        self.frames.pop();
         self.pad(Closing::Loop, pos);
         let last = self.out.len().saturating_sub(1);
         let last = self.target(last);
@@ -655,11 +542,11 @@ impl Emitter<'_> {
             .layout
             .iter()
             .copied()
-            .filter(|&x| self.edge_has_code(x, merge))
+            .filter(|&x| has_code(self.code, self.alloc, Origin::Edge(x, merge)))
             .collect();
         match exits.as_slice() {
             [] => {}
-            [x] => self.items(Origin::Edge(*x, merge)),
+            [x] => self.emit_items(Origin::Edge(*x, merge)),
             _ => self.error(
                 span,
                 "a loop whose exits need different register moves (not supported yet)",
