@@ -132,6 +132,32 @@ impl<'f, I, P, X: Copy, K> Lower<'f, I, P, X, K> {
         (plain && own).then(|| self.vreg(op.value))
     }
 
+    /// A temporary holding `lanes` (a mask) of register `key`: the current block's copy
+    /// when there is one, else a new temporary that `mov` fills (the move into it, with its
+    /// `operands`), kept for later reads of `key` (`None`: a register not worth keeping).
+    pub fn copy(
+        &mut self,
+        key: Option<K>,
+        lanes: u8,
+        mov: impl FnOnce(VReg) -> I,
+        operands: impl FnOnce(&I) -> Vec<regalloc2::Operand>,
+    ) -> VReg
+    where
+        K: PartialEq,
+    {
+        if let Some(t) = key.as_ref().and_then(|k| self.copies.get(k, lanes)) {
+            return t;
+        }
+        let t = self.code.vreg();
+        if let Some(k) = key {
+            self.copies.insert(k, lanes, t);
+        }
+        let mov = mov(t);
+        let ops = operands(&mov);
+        self.code.push(mov, &ops, self.span);
+        t
+    }
+
     /// The code, or the errors.
     pub fn finish(self) -> Result<VCode<I>, Vec<Diagnostic>> {
         if self.errors.is_empty() {

@@ -1555,19 +1555,11 @@ impl Selector<'_> {
     /// copy of lanes already copied reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
         let read = op.swizzle.read_lanes(Mask::XYZW);
-        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            if let Some(t) = self.lo.copies.get(&(file, n), read.bits()) {
-                return VOp {
-                    src: VSrc::Temp(t),
-                    swizzle: op.swizzle,
-                };
-            }
-        }
-        let t = self.lo.code.vreg();
-        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            self.lo.copies.insert((file, n), read.bits(), t);
-        }
-        let mov = VInst::Alu {
+        let key = match op.src {
+            VSrc::Reg(file @ RegType::Constant, n) => Some((file, n)),
+            _ => None,
+        };
+        let mov = |t| VInst::Alu {
             op: Opcode::Mov,
             dst: VDst::Temp(t, read),
             a: VOp {
@@ -1576,8 +1568,7 @@ impl Selector<'_> {
             },
             b: None,
         };
-        let ops = mov.operands();
-        self.lo.code.push(mov, &ops, self.lo.span);
+        let t = self.lo.copy(key, read.bits(), mov, VInst::operands);
         VOp {
             src: VSrc::Temp(t),
             swizzle: op.swizzle,

@@ -1285,19 +1285,11 @@ impl Selector<'_> {
     /// Moves `op` into a fresh temporary and reads it from there (a constant register once
     /// per block: a later copy of it reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
-        if let VSrc::Const(n) = op.src {
-            if let Some(t) = self.lo.copies.get(&n, Mask::XYZW.bits()) {
-                return VOp {
-                    src: VSrc::Temp(t),
-                    ..op
-                };
-            }
-        }
-        let t = self.lo.code.vreg();
-        if let VSrc::Const(n) = op.src {
-            self.lo.copies.insert(n, Mask::XYZW.bits(), t);
-        }
-        let mov = VInst::Unary {
+        let key = match op.src {
+            VSrc::Const(n) => Some(n),
+            _ => None,
+        };
+        let mov = |t| VInst::Unary {
             op: UnaryOp::Mov,
             dst: VDst::Temp(t, Mask::XYZW),
             src: VOp {
@@ -1306,8 +1298,7 @@ impl Selector<'_> {
                 ..op
             },
         };
-        let ops = mov.operands();
-        self.lo.code.push(mov, &ops, self.lo.span);
+        let t = self.lo.copy(key, Mask::XYZW.bits(), mov, VInst::operands);
         VOp {
             src: VSrc::Temp(t),
             ..op
