@@ -32,14 +32,14 @@ use crate::vcode::{Origin, VCode};
 pub trait Hooks<'f> {
     /// The virtual instruction.
     type Inst;
-    /// Where a value is placed other than in a register of its own (see [`Lower`]).
-    type Place;
+    /// An output in the instruction set's terms (see [`crate::lower::Place`]).
+    type Output;
     /// What the instruction set keeps beside a chain.
     type Extra: Copy;
     /// What names a register copied into a temporary.
     type CopyKey;
     /// The lowering state: the function, the code being filled, the values' registers.
-    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Place, Self::Extra, Self::CopyKey>;
+    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Output, Self::Extra, Self::CopyKey>;
     /// `op` in a plain virtual register (a move when it is anything else): a block argument
     /// passed to `param`. The move writes every lane of `param`'s type, which is wider than
     /// `op`'s value where the argument is a splat or a lane selection (`s.xxxx` for a vec4).

@@ -23,7 +23,7 @@
 use crate::rules::CodegenRule;
 use mir::hash::{HashMap, HashSet};
 
-use machine::lower::Lower;
+use machine::lower::{self, Lower};
 use machine::select::{
     self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once,
 };
@@ -79,14 +79,9 @@ fn lanes_mask(lane: u8, count: u8) -> Mask {
     Mask::from_bits_truncate((((1u16 << count) - 1) << lane) as u8)
 }
 
-/// Where a value is computed, when not into a register of its own.
-#[derive(Clone, Copy, Debug)]
-enum Place {
-    /// Lanes `lane..lane + count` of the vector `chain`.
-    Lane { chain: Value, lane: u8, count: u8 },
-    /// An output or varying (read once, by the end of the program).
-    Output(OutputReg),
-}
+/// Where a value is computed, when not into a register of its own: a construct's lanes, or
+/// an output or varying.
+type Place = lower::Place<OutputReg>;
 
 /// What an instruction writes, before it is committed.
 #[derive(Clone, Copy, Debug)]
@@ -187,10 +182,10 @@ pub fn select(
 
 struct Selector<'a> {
     m: &'a Module,
-    /// The state the machine layer's driver shares: places are [`Place`]s, a chain keeps the
-    /// vector whose lanes the construct keeps in place, and constant registers are copied by
-    /// file and number (with the lanes copied).
-    lo: Lower<'a, VInst, Place, Option<Value>, (RegType, u16)>,
+    /// The state the machine layer's driver shares: outputs are [`OutputReg`]s, a chain
+    /// keeps the vector whose lanes the construct keeps in place, and constant registers are
+    /// copied by file and number (with the lanes copied).
+    lo: Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)>,
     iface: &'a Interface,
     pool: &'a mut Pool,
     profile: Profile,
@@ -220,11 +215,11 @@ struct Selector<'a> {
 
 impl<'a> Hooks<'a> for Selector<'a> {
     type Inst = VInst;
-    type Place = Place;
+    type Output = OutputReg;
     type Extra = Option<Value>;
     type CopyKey = (RegType, u16);
 
-    fn lower(&mut self) -> &mut Lower<'a, VInst, Place, Option<Value>, (RegType, u16)> {
+    fn lower(&mut self) -> &mut Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)> {
         &mut self.lo
     }
 
@@ -409,8 +404,7 @@ impl Selector<'_> {
         let f = self.lo.f;
         let mut best: Option<(Value, usize)> = None;
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
-            {
+            if self.lo.in_chain(a.value, c) {
                 continue;
             }
             if a.neg || a.abs || a.swizzle.lane(0) != l as u8 || f.ty(a.value).lanes <= l as u8 {
@@ -467,7 +461,7 @@ impl Selector<'_> {
             }
             self.fused.extend(plan.dots.iter().copied());
             self.matrices.insert(v.value, plan.clone());
-            self.lo.outputs_at.insert(v.value, Place::Output(slot));
+            self.lo.outputs_at.insert(v.value, slot);
         }
     }
 
@@ -523,7 +517,7 @@ impl Selector<'_> {
 
     /// Values that the end of the program alone reads and one instruction computes, in a
     /// block that runs once: computed straight into their output.
-    fn output_places(&self) -> HashMap<Value, Place> {
+    fn output_places(&self) -> HashMap<Value, OutputReg> {
         let mut out = HashMap::default();
         for (k, v, def) in returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
@@ -538,7 +532,7 @@ impl Selector<'_> {
                 op => writes_any_lanes(op),
             };
             if single && !self.fused.contains(&v.value) {
-                out.insert(v.value, Place::Output(slot));
+                out.insert(v.value, slot);
             }
         }
         out
@@ -863,8 +857,8 @@ impl Selector<'_> {
         if let Some(p) = self.lo.places.get(&r) {
             return Target::Place(*p);
         }
-        if let Some(p) = self.lo.outputs_at.get(&r) {
-            return Target::Place(*p);
+        if let Some(o) = self.lo.outputs_at.get(&r) {
+            return Target::Place(Place::Output(*o));
         }
         match self.lo.packs.get(r) {
             Some(p) => Target::Pack(p.offset),
@@ -1373,8 +1367,7 @@ impl Selector<'_> {
         let from = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
-            {
+            if self.lo.in_chain(a.value, c) {
                 continue;
             }
             if Some(a.value) == base && !a.neg && !a.abs && a.swizzle.lane(0) == l as u8 {
@@ -1425,8 +1418,8 @@ impl Selector<'_> {
             };
             let mask = lanes_mask(0, plan.lanes() as u8);
             let dst = match self.lo.outputs_at.get(&r) {
-                Some(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
-                _ => self.piece(r, mask),
+                Some(out) => VDst::Reg(out.reg, out.index, out.mask),
+                None => self.piece(r, mask),
             };
             self.emit(VInst::Alu {
                 op: plan.op,
