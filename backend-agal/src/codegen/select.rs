@@ -24,9 +24,7 @@ use crate::rules::CodegenRule;
 use mir::hash::{HashMap, HashSet};
 
 use machine::lower::{self, Lower};
-use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once,
-};
+use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once};
 use machine::vcode::VCode;
 use mir::Diagnostic;
 use mir::analysis::liveness::is_temporary;
@@ -246,7 +244,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn block(&mut self, b: BlockId) {
         let f = self.lo.f;
         self.lo.span = f.blocks[b].span;
-        self.plan(b);
+        driver::plan(self, b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
@@ -299,6 +297,66 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 }
 
+/// Where a block's values go (see [`driver::plan`] and the module comment): a matrix
+/// instruction's lanes are its own, the lanes after them may be computed in place, and a
+/// construct starts from the vector it keeps lanes of, or else is built in its output.
+impl<'a> Placement<'a> for Selector<'a> {
+    fn lower_ref(&self) -> &Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)> {
+        &self.lo
+    }
+
+    fn first_lane(&self, c: Value) -> usize {
+        self.matrices.get(&c).map_or(0, MatrixPlan::lanes)
+    }
+
+    fn taken(&self, v: Value) -> bool {
+        self.fused.contains(&v)
+    }
+
+    fn fits(&self, _v: Value, d: &mir::Inst, lane: u8, count: u8) -> bool {
+        placeable_at(d.op, lane, count)
+    }
+
+    fn start(
+        &mut self,
+        c: Value,
+        args: &[mir::Operand],
+        placed: &[(Value, u8, u8)],
+        here: &HashMap<Value, usize>,
+    ) -> Chain<Option<Value>> {
+        let matrix_lanes = self.first_lane(c);
+        let first_piece = placed
+            .iter()
+            .map(|(v, ..)| here[v])
+            .min()
+            .unwrap_or(usize::MAX);
+        // A vector whose lanes the construct keeps where they are starts the chain.
+        let base = self.base_of(c, args, matrix_lanes, first_piece, here);
+        let rest = self.groups(c, args, base).len();
+        if base.is_none() {
+            self.adopt_output_construct(c, args.len(), rest);
+        }
+        Chain {
+            prev: base.map(|v| self.lo.vreg(v)),
+            left: usize::from(matrix_lanes > 0) + rest,
+            extra: base,
+        }
+    }
+
+    fn unpacked(&self, exclude: &mut HashSet<Value>) {
+        // Vectors kept in place, dot products a matrix instruction computes, vectors built in
+        // their output, and constructs whose matrix lanes are read again.
+        exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
+        exclude.extend(self.fused.iter().copied());
+        exclude.extend(self.output_constructs.keys().copied());
+        exclude.extend(self.shared.values().map(|&(c, _)| c));
+    }
+
+    fn packable(op: Op, _lanes: u8) -> bool {
+        writes_any_lanes(op)
+    }
+}
+
 impl Selector<'_> {
     fn error(&mut self, rule: CodegenRule, message: impl Into<String>) {
         self.lo.error(Diagnostic::error(rule, message));
@@ -312,83 +370,6 @@ impl Selector<'_> {
     // --------------------------------------------------------------------------------------
     // Placement.
     // --------------------------------------------------------------------------------------
-
-    /// Decides which values of block `b` go straight into their final place, and packs the
-    /// rest when lane packing is on.
-    fn plan(&mut self, b: BlockId) {
-        let f = self.lo.f;
-        let here = self.lo.place_outputs(b);
-        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
-            let inst = &f.insts[i];
-            if inst.op != Op::Construct {
-                continue;
-            }
-            let Some(c) = inst.result() else { continue };
-            if f.ty(c).kind != mir::Kind::Float {
-                continue;
-            }
-            let matrix_lanes = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
-            let construct = Construct {
-                args: &inst.args,
-                pos,
-                from: matrix_lanes,
-            };
-            let placed = construct_lanes(
-                f,
-                construct,
-                &here,
-                &self.lo.uses,
-                |v| self.fused.contains(&v) || self.lo.places.contains_key(&v),
-                |_, d, lane, count| placeable_at(d.op, lane, count),
-            );
-            let first_piece = placed
-                .iter()
-                .map(|(v, ..)| here[v])
-                .min()
-                .unwrap_or(usize::MAX);
-            for &(v, lane, count) in &placed {
-                self.lo.places.insert(
-                    v,
-                    Place::Lane {
-                        chain: c,
-                        lane,
-                        count,
-                    },
-                );
-            }
-            // A vector whose lanes the construct keeps where they are starts the chain.
-            let base = self.base_of(c, &inst.args, matrix_lanes, first_piece, &here);
-            let rest = self.groups(c, &inst.args, base).len();
-            if base.is_none() {
-                self.adopt_output_construct(c, inst.args.len(), rest);
-            }
-            let pieces = placed.len() + usize::from(matrix_lanes > 0) + rest;
-            let prev = base.map(|v| self.lo.vreg(v));
-            if pieces == 0 {
-                if let Some(p) = prev {
-                    self.lo.vregs.set(c, p);
-                }
-            }
-            self.lo.chains.start(
-                c,
-                Chain {
-                    prev,
-                    left: pieces,
-                    extra: base,
-                },
-            );
-        }
-        if self.lo.pack_lanes {
-            let mut exclude = self.lo.placed();
-            exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
-            exclude.extend(self.fused.iter().copied());
-            exclude.extend(self.output_constructs.keys().copied());
-            exclude.extend(self.shared.values().map(|&(c, _)| c));
-            self.lo
-                .packs
-                .plan(f, b, &exclude, |op, _| writes_any_lanes(op));
-        }
-    }
 
     /// The vector a construct keeps lanes of, in place (see the module comment): one whose
     /// lane i feeds the construct's lane i unmodified, held in a temporary of its own and

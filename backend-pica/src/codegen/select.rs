@@ -25,9 +25,7 @@ use crate::rules::Rule;
 use mir::hash::{HashMap, HashSet};
 
 use machine::lower::{self, Lower};
-use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once, runs_once,
-};
+use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once, runs_once};
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
@@ -156,6 +154,38 @@ struct Selector<'a> {
 /// an output register.
 type Place = lower::Place<OutputSlot>;
 
+/// Where a block's values go (see [`driver::plan`]): a value the return alone reads goes
+/// into its output register; a value only a construct reads goes into the construct's lanes
+/// (the construct's other lanes are moved in after), and the construct itself into its
+/// output register when it has one.
+impl<'a> Placement<'a> for Selector<'a> {
+    fn lower_ref(&self) -> &Lower<'a, VInst, OutputSlot, Option<u8>, u8> {
+        &self.lo
+    }
+
+    fn fits(&self, v: Value, d: &mir::Inst, _lane: u8, count: u8) -> bool {
+        writes(self.lo.f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
+    }
+
+    fn start(
+        &mut self,
+        c: Value,
+        args: &[mir::Operand],
+        _placed: &[(Value, u8, u8)],
+        _here: &HashMap<Value, usize>,
+    ) -> Chain<Option<u8>> {
+        Chain {
+            prev: None,
+            left: self.groups(c, args).len(),
+            extra: self.lo.output(c).map(|o| o.reg),
+        }
+    }
+
+    fn packable(op: Op, lanes: u8) -> bool {
+        packable(op, lanes)
+    }
+}
+
 /// The PICA swizzle of a MIR one.
 fn swizzle(s: mir::Swizzle) -> Swizzle {
     Swizzle::new(s.0.map(|l| Component::from_index(l as usize)))
@@ -203,7 +233,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
     fn block(&mut self, b: BlockId) {
         let f = self.lo.f;
-        self.plan(b);
+        driver::plan(self, b);
         // The indices read in this block, and where each instruction's start.
         self.indices.clear();
         let mut starts = Vec::with_capacity(f.blocks[b].insts.len());
@@ -517,64 +547,6 @@ impl Selector<'_> {
             self.merged_outputs.insert(v.value);
         }
         out
-    }
-
-    /// Decides which values of block `b` go straight into their final place: a value the
-    /// return alone reads goes into its output register; a scalar only a construct reads
-    /// goes into the construct's lane (the construct's other lanes are moved in after).
-    fn plan(&mut self, b: BlockId) {
-        let f = self.lo.f;
-        // Outputs whose value this block computes, when the block runs exactly once.
-        let here = self.lo.place_outputs(b);
-        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
-            let inst = &f.insts[i];
-            if inst.op != Op::Construct {
-                continue;
-            }
-            let Some(c) = inst.result() else { continue };
-            if f.ty(c).kind != mir::Kind::Float {
-                continue;
-            }
-            let construct = Construct {
-                args: &inst.args,
-                pos,
-                from: 0,
-            };
-            let placed = construct_lanes(
-                f,
-                construct,
-                &here,
-                &self.lo.uses,
-                |v| self.lo.places.contains_key(&v),
-                |v, d, _, count| {
-                    writes(f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
-                },
-            );
-            for &(v, lane, count) in &placed {
-                self.lo.places.insert(
-                    v,
-                    Place::Lane {
-                        chain: c,
-                        lane,
-                        count,
-                    },
-                );
-            }
-            let rest = self.groups(c, &inst.args).len();
-            let output = self.lo.output(c).map(|o| o.reg);
-            self.lo.chains.start(
-                c,
-                Chain {
-                    prev: None,
-                    left: placed.len() + rest,
-                    extra: output,
-                },
-            );
-        }
-        if self.lo.pack_lanes {
-            let exclude = self.lo.placed();
-            self.lo.packs.plan(f, b, &exclude, packable);
-        }
     }
 
     /// The next piece of the vector `c`, writing `mask`.
