@@ -16,10 +16,28 @@ use regalloc2::VReg;
 use crate::select::{Chains, Packs, Values, positions};
 use crate::vcode::VCode;
 
-/// The state of selecting one function into virtual code of instruction `I`: `P` is where
-/// the instruction set places a value other than in a register of its own, `X` what it
-/// keeps beside a chain, `K` what names a register it copies into a temporary.
-pub struct Lower<'f, I, P, X, K> {
+/// Where a value is computed, when not into a register of its own; `O` is an output in the
+/// instruction set's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place<O> {
+    /// Lanes of a vector a construct builds (the construct reads the value once, lane by
+    /// lane in order).
+    Lane {
+        /// The construct's result.
+        chain: Value,
+        /// The first lane.
+        lane: u8,
+        /// How many lanes.
+        count: u8,
+    },
+    /// An output (read once, by the end of the program or an emit).
+    Output(O),
+}
+
+/// The state of selecting one function into virtual code of instruction `I`: `O` is an
+/// output in the instruction set's terms, `X` what it keeps beside a chain, `K` what names a
+/// register it copies into a temporary.
+pub struct Lower<'f, I, O, X, K> {
     /// The function being selected.
     pub f: &'f Function,
     /// The code being filled.
@@ -33,9 +51,9 @@ pub struct Lower<'f, I, P, X, K> {
     /// How many times each value is read (operands and terminators).
     pub uses: HashMap<Value, usize>,
     /// Values computed straight into an output, found before selection.
-    pub outputs_at: HashMap<Value, P>,
+    pub outputs_at: HashMap<Value, O>,
     /// Values of the current block computed straight into their final place.
-    pub places: HashMap<Value, P>,
+    pub places: HashMap<Value, Place<O>>,
     /// Vectors being written piece by piece in the current block.
     pub chains: Chains<X>,
     /// The packed values of the current block (when lane packing is on).
@@ -46,7 +64,7 @@ pub struct Lower<'f, I, P, X, K> {
     pub copies: Copies<K>,
 }
 
-impl<'f, I, P, X: Copy, K> Lower<'f, I, P, X, K> {
+impl<'f, I, O, X: Copy, K> Lower<'f, I, O, X, K> {
     /// The state for selecting `f`, with lane packing on or off.
     pub fn new(f: &'f Function, pack_lanes: bool) -> Self {
         Lower {
@@ -83,17 +101,33 @@ impl<'f, I, P, X: Copy, K> Lower<'f, I, P, X, K> {
     /// output. Returns where in `b` each of its results is defined.
     pub fn place_outputs(&mut self, b: BlockId) -> HashMap<Value, usize>
     where
-        P: Copy,
+        O: Copy,
     {
         let here = positions(self.f, b);
-        let outputs_here: Vec<(Value, P)> = self
+        let outputs_here: Vec<(Value, Place<O>)> = self
             .outputs_at
             .iter()
             .filter(|(v, _)| here.contains_key(v))
-            .map(|(v, p)| (*v, *p))
+            .map(|(v, o)| (*v, Place::Output(*o)))
             .collect();
         self.places.extend(outputs_here);
         here
+    }
+
+    /// The output the current block computes `v` straight into, if any.
+    pub fn output(&self, v: Value) -> Option<O>
+    where
+        O: Copy,
+    {
+        match self.places.get(&v) {
+            Some(Place::Output(o)) => Some(*o),
+            _ => None,
+        }
+    }
+
+    /// Whether `v` is computed straight into lanes of the vector `c`.
+    pub fn in_chain(&self, v: Value, c: Value) -> bool {
+        matches!(self.places.get(&v), Some(Place::Lane { chain, .. }) if *chain == c)
     }
 
     /// The values with a place of their own, which are not packed: the current block's
@@ -130,6 +164,32 @@ impl<'f, I, P, X: Copy, K> Lower<'f, I, P, X, K> {
             }
         };
         (plain && own).then(|| self.vreg(op.value))
+    }
+
+    /// A temporary holding `lanes` (a mask) of register `key`: the current block's copy
+    /// when there is one, else a new temporary that `mov` fills (the move into it, with its
+    /// `operands`), kept for later reads of `key` (`None`: a register not worth keeping).
+    pub fn copy(
+        &mut self,
+        key: Option<K>,
+        lanes: u8,
+        mov: impl FnOnce(VReg) -> I,
+        operands: impl FnOnce(&I) -> Vec<regalloc2::Operand>,
+    ) -> VReg
+    where
+        K: PartialEq,
+    {
+        if let Some(t) = key.as_ref().and_then(|k| self.copies.get(k, lanes)) {
+            return t;
+        }
+        let t = self.code.vreg();
+        if let Some(k) = key {
+            self.copies.insert(k, lanes, t);
+        }
+        let mov = mov(t);
+        let ops = operands(&mov);
+        self.code.push(mov, &ops, self.span);
+        t
     }
 
     /// The code, or the errors.

@@ -13,7 +13,8 @@
 //! - lanes of the vector a construct builds, when the construct alone reads it, in order
 //!   ([`construct_lanes`]); the vector is then written piece by piece ([`Chains`]), each
 //!   piece's destination tied to the previous one so that allocation keeps them in one
-//!   register;
+//!   register ([`plan`] places a block's values, the instruction set's [`Placement`]
+//!   deciding what fits and how each vector starts);
 //! - lanes of a register shared with other small values ([`Packs`], see [`crate::lanes`]).
 
 use mir::analysis::liveness::is_temporary;
@@ -25,21 +26,21 @@ use mir::module::Output;
 use regalloc2::VReg;
 
 use crate::lanes::{self, Packed};
-use crate::lower::Lower;
+use crate::lower::{Lower, Place};
 use crate::vcode::{Origin, VCode};
 
 /// What an instruction set's selector does for the driver.
 pub trait Hooks<'f> {
     /// The virtual instruction.
     type Inst;
-    /// Where a value is placed other than in a register of its own (see [`Lower`]).
-    type Place;
+    /// An output in the instruction set's terms (see [`crate::lower::Place`]).
+    type Output: Copy;
     /// What the instruction set keeps beside a chain.
     type Extra: Copy;
     /// What names a register copied into a temporary.
     type CopyKey;
     /// The lowering state: the function, the code being filled, the values' registers.
-    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Place, Self::Extra, Self::CopyKey>;
+    fn lower(&mut self) -> &mut Lower<'f, Self::Inst, Self::Output, Self::Extra, Self::CopyKey>;
     /// `op` in a plain virtual register (a move when it is anything else): a block argument
     /// passed to `param`. The move writes every lane of `param`'s type, which is wider than
     /// `op`'s value where the argument is a splat or a lane selection (`s.xxxx` for a vec4).
@@ -64,6 +65,94 @@ pub trait Hooks<'f> {
     /// What the block splitting the edge `from` → `to` does before it passes the arguments
     /// (nothing by default).
     fn edge(&mut self, _from: BlockId, _to: BlockId) {}
+}
+
+/// What an instruction set decides when [`plan`] places a block's values.
+pub trait Placement<'f>: Hooks<'f> {
+    /// The lowering state, to read.
+    fn lower_ref(&self) -> &Lower<'f, Self::Inst, Self::Output, Self::Extra, Self::CopyKey>;
+    /// The first lane of construct `c` that may be computed in place: the lanes before it
+    /// are the instruction set's (none by default).
+    fn first_lane(&self, _c: Value) -> usize {
+        0
+    }
+    /// Whether `v` has a place of the instruction set's own, beside the block's places
+    /// (none by default).
+    fn taken(&self, _v: Value) -> bool {
+        false
+    }
+    /// Whether `d`, computing `v`, can write it to lanes `lane..lane + count` of a vector.
+    fn fits(&self, v: Value, d: &Inst, lane: u8, count: u8) -> bool;
+    /// How construct `c` (arguments `args`) starts its chain, its `placed` values now
+    /// computed in its lanes (each with its first lane and lane count; `here`: where the
+    /// block's results are defined). The chain's `left` counts the pieces besides those
+    /// values.
+    fn start(
+        &mut self,
+        c: Value,
+        args: &[Operand],
+        placed: &[(Value, u8, u8)],
+        here: &HashMap<Value, usize>,
+    ) -> Chain<Self::Extra>;
+    /// Adds to `exclude` the values lane packing leaves alone beside those with a place
+    /// (none by default).
+    fn unpacked(&self, _exclude: &mut HashSet<Value>) {}
+    /// Whether the instruction set writes an operation's result of `lanes` lanes at any
+    /// lanes (for lane packing).
+    fn packable(op: Op, lanes: u8) -> bool;
+}
+
+/// Decides which values of block `b` go straight into their final place: its outputs, then
+/// each float construct's lanes ([`construct_lanes`], with the instruction set's
+/// [`Placement`]), each construct's chain started; then packs the rest, when lane packing
+/// is on.
+pub fn plan<'f, P: Placement<'f>>(p: &mut P, b: BlockId) {
+    let f = p.lower().f;
+    let here = p.lower().place_outputs(b);
+    for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
+        let inst = &f.insts[i];
+        if inst.op != Op::Construct {
+            continue;
+        }
+        let Some(c) = inst.result() else { continue };
+        if f.ty(c).kind != mir::Kind::Float {
+            continue;
+        }
+        let construct = Construct {
+            args: &inst.args,
+            pos,
+            from: p.first_lane(c),
+        };
+        let lo = p.lower_ref();
+        let placed = construct_lanes(
+            f,
+            construct,
+            &here,
+            &lo.uses,
+            |v| p.taken(v) || lo.places.contains_key(&v),
+            |v, d, lane, count| p.fits(v, d, lane, count),
+        );
+        for &(v, lane, count) in &placed {
+            let place = Place::Lane {
+                chain: c,
+                lane,
+                count,
+            };
+            p.lower().places.insert(v, place);
+        }
+        let mut chain = p.start(c, &inst.args, &placed, &here);
+        chain.left += placed.len();
+        // A construct that keeps a vector's lanes and adds none is that vector.
+        if let (0, Some(prev)) = (chain.left, chain.prev) {
+            p.lower().vregs.set(c, prev);
+        }
+        p.lower().chains.start(c, chain);
+    }
+    if p.lower().pack_lanes {
+        let mut exclude = p.lower().placed();
+        p.unpacked(&mut exclude);
+        p.lower().packs.plan(f, b, &exclude, P::packable);
+    }
 }
 
 /// The arguments of edge `e` whose parameters are passed in registers, each in a plain

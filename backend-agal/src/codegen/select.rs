@@ -23,10 +23,8 @@
 use crate::rules::CodegenRule;
 use mir::hash::{HashMap, HashSet};
 
-use machine::lower::Lower;
-use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once,
-};
+use machine::lower::{self, Lower};
+use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once};
 use machine::vcode::VCode;
 use mir::Diagnostic;
 use mir::analysis::liveness::is_temporary;
@@ -79,14 +77,9 @@ fn lanes_mask(lane: u8, count: u8) -> Mask {
     Mask::from_bits_truncate((((1u16 << count) - 1) << lane) as u8)
 }
 
-/// Where a value is computed, when not into a register of its own.
-#[derive(Clone, Copy, Debug)]
-enum Place {
-    /// Lanes `lane..lane + count` of the vector `chain`.
-    Lane { chain: Value, lane: u8, count: u8 },
-    /// An output or varying (read once, by the end of the program).
-    Output(OutputReg),
-}
+/// Where a value is computed, when not into a register of its own: a construct's lanes, or
+/// an output or varying.
+type Place = lower::Place<OutputReg>;
 
 /// What an instruction writes, before it is committed.
 #[derive(Clone, Copy, Debug)]
@@ -187,10 +180,10 @@ pub fn select(
 
 struct Selector<'a> {
     m: &'a Module,
-    /// The state the machine layer's driver shares: places are [`Place`]s, a chain keeps the
-    /// vector whose lanes the construct keeps in place, and constant registers are copied by
-    /// file and number (with the lanes copied).
-    lo: Lower<'a, VInst, Place, Option<Value>, (RegType, u16)>,
+    /// The state the machine layer's driver shares: outputs are [`OutputReg`]s, a chain
+    /// keeps the vector whose lanes the construct keeps in place, and constant registers are
+    /// copied by file and number (with the lanes copied).
+    lo: Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)>,
     iface: &'a Interface,
     pool: &'a mut Pool,
     profile: Profile,
@@ -220,11 +213,11 @@ struct Selector<'a> {
 
 impl<'a> Hooks<'a> for Selector<'a> {
     type Inst = VInst;
-    type Place = Place;
+    type Output = OutputReg;
     type Extra = Option<Value>;
     type CopyKey = (RegType, u16);
 
-    fn lower(&mut self) -> &mut Lower<'a, VInst, Place, Option<Value>, (RegType, u16)> {
+    fn lower(&mut self) -> &mut Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)> {
         &mut self.lo
     }
 
@@ -251,7 +244,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn block(&mut self, b: BlockId) {
         let f = self.lo.f;
         self.lo.span = f.blocks[b].span;
-        self.plan(b);
+        driver::plan(self, b);
         for &i in &f.blocks[b].insts {
             self.inst(i);
         }
@@ -304,6 +297,66 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 }
 
+/// Where a block's values go (see [`driver::plan`] and the module comment): a matrix
+/// instruction's lanes are its own, the lanes after them may be computed in place, and a
+/// construct starts from the vector it keeps lanes of, or else is built in its output.
+impl<'a> Placement<'a> for Selector<'a> {
+    fn lower_ref(&self) -> &Lower<'a, VInst, OutputReg, Option<Value>, (RegType, u16)> {
+        &self.lo
+    }
+
+    fn first_lane(&self, c: Value) -> usize {
+        self.matrices.get(&c).map_or(0, MatrixPlan::lanes)
+    }
+
+    fn taken(&self, v: Value) -> bool {
+        self.fused.contains(&v)
+    }
+
+    fn fits(&self, _v: Value, d: &mir::Inst, lane: u8, count: u8) -> bool {
+        placeable_at(d.op, lane, count)
+    }
+
+    fn start(
+        &mut self,
+        c: Value,
+        args: &[mir::Operand],
+        placed: &[(Value, u8, u8)],
+        here: &HashMap<Value, usize>,
+    ) -> Chain<Option<Value>> {
+        let matrix_lanes = self.first_lane(c);
+        let first_piece = placed
+            .iter()
+            .map(|(v, ..)| here[v])
+            .min()
+            .unwrap_or(usize::MAX);
+        // A vector whose lanes the construct keeps where they are starts the chain.
+        let base = self.base_of(c, args, matrix_lanes, first_piece, here);
+        let rest = self.groups(c, args, base).len();
+        if base.is_none() {
+            self.adopt_output_construct(c, args.len(), rest);
+        }
+        Chain {
+            prev: base.map(|v| self.lo.vreg(v)),
+            left: usize::from(matrix_lanes > 0) + rest,
+            extra: base,
+        }
+    }
+
+    fn unpacked(&self, exclude: &mut HashSet<Value>) {
+        // Vectors kept in place, dot products a matrix instruction computes, vectors built in
+        // their output, and constructs whose matrix lanes are read again.
+        exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
+        exclude.extend(self.fused.iter().copied());
+        exclude.extend(self.output_constructs.keys().copied());
+        exclude.extend(self.shared.values().map(|&(c, _)| c));
+    }
+
+    fn packable(op: Op, _lanes: u8) -> bool {
+        writes_any_lanes(op)
+    }
+}
+
 impl Selector<'_> {
     fn error(&mut self, rule: CodegenRule, message: impl Into<String>) {
         self.lo.error(Diagnostic::error(rule, message));
@@ -317,83 +370,6 @@ impl Selector<'_> {
     // --------------------------------------------------------------------------------------
     // Placement.
     // --------------------------------------------------------------------------------------
-
-    /// Decides which values of block `b` go straight into their final place, and packs the
-    /// rest when lane packing is on.
-    fn plan(&mut self, b: BlockId) {
-        let f = self.lo.f;
-        let here = self.lo.place_outputs(b);
-        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
-            let inst = &f.insts[i];
-            if inst.op != Op::Construct {
-                continue;
-            }
-            let Some(c) = inst.result() else { continue };
-            if f.ty(c).kind != mir::Kind::Float {
-                continue;
-            }
-            let matrix_lanes = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
-            let construct = Construct {
-                args: &inst.args,
-                pos,
-                from: matrix_lanes,
-            };
-            let placed = construct_lanes(
-                f,
-                construct,
-                &here,
-                &self.lo.uses,
-                |v| self.fused.contains(&v) || self.lo.places.contains_key(&v),
-                |_, d, lane, count| placeable_at(d.op, lane, count),
-            );
-            let first_piece = placed
-                .iter()
-                .map(|(v, ..)| here[v])
-                .min()
-                .unwrap_or(usize::MAX);
-            for &(v, lane, count) in &placed {
-                self.lo.places.insert(
-                    v,
-                    Place::Lane {
-                        chain: c,
-                        lane,
-                        count,
-                    },
-                );
-            }
-            // A vector whose lanes the construct keeps where they are starts the chain.
-            let base = self.base_of(c, &inst.args, matrix_lanes, first_piece, &here);
-            let rest = self.groups(c, &inst.args, base).len();
-            if base.is_none() {
-                self.adopt_output_construct(c, inst.args.len(), rest);
-            }
-            let pieces = placed.len() + usize::from(matrix_lanes > 0) + rest;
-            let prev = base.map(|v| self.lo.vreg(v));
-            if pieces == 0 {
-                if let Some(p) = prev {
-                    self.lo.vregs.set(c, p);
-                }
-            }
-            self.lo.chains.start(
-                c,
-                Chain {
-                    prev,
-                    left: pieces,
-                    extra: base,
-                },
-            );
-        }
-        if self.lo.pack_lanes {
-            let mut exclude = self.lo.placed();
-            exclude.extend(self.lo.chains.iter().filter_map(|c| c.extra));
-            exclude.extend(self.fused.iter().copied());
-            exclude.extend(self.output_constructs.keys().copied());
-            exclude.extend(self.shared.values().map(|&(c, _)| c));
-            self.lo
-                .packs
-                .plan(f, b, &exclude, |op, _| writes_any_lanes(op));
-        }
-    }
 
     /// The vector a construct keeps lanes of, in place (see the module comment): one whose
     /// lane i feeds the construct's lane i unmodified, held in a temporary of its own and
@@ -409,8 +385,7 @@ impl Selector<'_> {
         let f = self.lo.f;
         let mut best: Option<(Value, usize)> = None;
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
-            {
+            if self.lo.in_chain(a.value, c) {
                 continue;
             }
             if a.neg || a.abs || a.swizzle.lane(0) != l as u8 || f.ty(a.value).lanes <= l as u8 {
@@ -467,7 +442,7 @@ impl Selector<'_> {
             }
             self.fused.extend(plan.dots.iter().copied());
             self.matrices.insert(v.value, plan.clone());
-            self.lo.outputs_at.insert(v.value, Place::Output(slot));
+            self.lo.outputs_at.insert(v.value, slot);
         }
     }
 
@@ -523,7 +498,7 @@ impl Selector<'_> {
 
     /// Values that the end of the program alone reads and one instruction computes, in a
     /// block that runs once: computed straight into their output.
-    fn output_places(&self) -> HashMap<Value, Place> {
+    fn output_places(&self) -> HashMap<Value, OutputReg> {
         let mut out = HashMap::default();
         for (k, v, def) in returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
@@ -538,7 +513,7 @@ impl Selector<'_> {
                 op => writes_any_lanes(op),
             };
             if single && !self.fused.contains(&v.value) {
-                out.insert(v.value, Place::Output(slot));
+                out.insert(v.value, slot);
             }
         }
         out
@@ -863,8 +838,8 @@ impl Selector<'_> {
         if let Some(p) = self.lo.places.get(&r) {
             return Target::Place(*p);
         }
-        if let Some(p) = self.lo.outputs_at.get(&r) {
-            return Target::Place(*p);
+        if let Some(o) = self.lo.outputs_at.get(&r) {
+            return Target::Place(Place::Output(*o));
         }
         match self.lo.packs.get(r) {
             Some(p) => Target::Pack(p.offset),
@@ -1373,8 +1348,7 @@ impl Selector<'_> {
         let from = self.matrices.get(&c).map_or(0, MatrixPlan::lanes);
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
         for (l, a) in args.iter().enumerate().skip(from) {
-            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
-            {
+            if self.lo.in_chain(a.value, c) {
                 continue;
             }
             if Some(a.value) == base && !a.neg && !a.abs && a.swizzle.lane(0) == l as u8 {
@@ -1425,8 +1399,8 @@ impl Selector<'_> {
             };
             let mask = lanes_mask(0, plan.lanes() as u8);
             let dst = match self.lo.outputs_at.get(&r) {
-                Some(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
-                _ => self.piece(r, mask),
+                Some(out) => VDst::Reg(out.reg, out.index, out.mask),
+                None => self.piece(r, mask),
             };
             self.emit(VInst::Alu {
                 op: plan.op,
@@ -1555,19 +1529,11 @@ impl Selector<'_> {
     /// copy of lanes already copied reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
         let read = op.swizzle.read_lanes(Mask::XYZW);
-        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            if let Some(t) = self.lo.copies.get(&(file, n), read.bits()) {
-                return VOp {
-                    src: VSrc::Temp(t),
-                    swizzle: op.swizzle,
-                };
-            }
-        }
-        let t = self.lo.code.vreg();
-        if let VSrc::Reg(file @ RegType::Constant, n) = op.src {
-            self.lo.copies.insert((file, n), read.bits(), t);
-        }
-        let mov = VInst::Alu {
+        let key = match op.src {
+            VSrc::Reg(file @ RegType::Constant, n) => Some((file, n)),
+            _ => None,
+        };
+        let mov = |t| VInst::Alu {
             op: Opcode::Mov,
             dst: VDst::Temp(t, read),
             a: VOp {
@@ -1576,8 +1542,7 @@ impl Selector<'_> {
             },
             b: None,
         };
-        let ops = mov.operands();
-        self.lo.code.push(mov, &ops, self.lo.span);
+        let t = self.lo.copy(key, read.bits(), mov, VInst::operands);
         VOp {
             src: VSrc::Temp(t),
             swizzle: op.swizzle,

@@ -24,10 +24,8 @@
 use crate::rules::Rule;
 use mir::hash::{HashMap, HashSet};
 
-use machine::lower::Lower;
-use machine::select::{
-    self as driver, Chain, Construct, Hooks, Piece, construct_lanes, returned_once, runs_once,
-};
+use machine::lower::{self, Lower};
+use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once, runs_once};
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
@@ -49,7 +47,7 @@ pub enum Test {
 }
 
 /// Where an output goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutputSlot {
     /// `oN`.
     pub reg: u8,
@@ -113,10 +111,10 @@ pub fn select(
 
 struct Selector<'a> {
     m: &'a Module,
-    /// The state the machine layer's driver shares: places are [`Place`]s, a chain keeps the
-    /// output register it is written to instead, if any, and constant registers `cN` are
-    /// copied by `N`.
-    lo: Lower<'a, VInst, Place, Option<u8>, u8>,
+    /// The state the machine layer's driver shares: outputs are [`OutputSlot`]s, a chain
+    /// keeps the output register it is written to instead, if any, and constant registers
+    /// `cN` are copied by `N`.
+    lo: Lower<'a, VInst, OutputSlot, Option<u8>, u8>,
     pool: &'a mut Pool,
     /// Each input's register (`vN`, or `cN` for a fixed-mode geometry program), by the
     /// input's index.
@@ -152,14 +150,40 @@ struct Selector<'a> {
     merged_outputs: HashSet<Value>,
 }
 
-/// Where a value is computed, when not into a register of its own.
-#[derive(Clone, Copy, Debug)]
-enum Place {
-    /// Lanes `lane..lane + count` of the vector `chain` (a construct reading it once, lane
-    /// by lane in order).
-    Lane { chain: Value, lane: u8, count: u8 },
-    /// Straight into an output register (read once, by the return).
-    Output { reg: u8, mask: Mask },
+/// Where a value is computed, when not into a register of its own: a construct's lanes, or
+/// an output register.
+type Place = lower::Place<OutputSlot>;
+
+/// Where a block's values go (see [`driver::plan`]): a value the return alone reads goes
+/// into its output register; a value only a construct reads goes into the construct's lanes
+/// (the construct's other lanes are moved in after), and the construct itself into its
+/// output register when it has one.
+impl<'a> Placement<'a> for Selector<'a> {
+    fn lower_ref(&self) -> &Lower<'a, VInst, OutputSlot, Option<u8>, u8> {
+        &self.lo
+    }
+
+    fn fits(&self, v: Value, d: &mir::Inst, _lane: u8, count: u8) -> bool {
+        writes(self.lo.f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
+    }
+
+    fn start(
+        &mut self,
+        c: Value,
+        args: &[mir::Operand],
+        _placed: &[(Value, u8, u8)],
+        _here: &HashMap<Value, usize>,
+    ) -> Chain<Option<u8>> {
+        Chain {
+            prev: None,
+            left: self.groups(c, args).len(),
+            extra: self.lo.output(c).map(|o| o.reg),
+        }
+    }
+
+    fn packable(op: Op, lanes: u8) -> bool {
+        packable(op, lanes)
+    }
 }
 
 /// The PICA swizzle of a MIR one.
@@ -174,11 +198,11 @@ fn first(n: u8) -> Mask {
 
 impl<'a> Hooks<'a> for Selector<'a> {
     type Inst = VInst;
-    type Place = Place;
+    type Output = OutputSlot;
     type Extra = Option<u8>;
     type CopyKey = u8;
 
-    fn lower(&mut self) -> &mut Lower<'a, VInst, Place, Option<u8>, u8> {
+    fn lower(&mut self) -> &mut Lower<'a, VInst, OutputSlot, Option<u8>, u8> {
         &mut self.lo
     }
 
@@ -209,7 +233,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
     fn block(&mut self, b: BlockId) {
         let f = self.lo.f;
-        self.plan(b);
+        driver::plan(self, b);
         // The indices read in this block, and where each instruction's start.
         self.indices.clear();
         let mut starts = Vec::with_capacity(f.blocks[b].insts.len());
@@ -283,7 +307,7 @@ impl Selector<'_> {
     /// Values an `EmitVertex` alone reads that can be computed straight into their output
     /// register: whole values, computed in the emit's block after the EMIT before it (so no
     /// EMIT runs between their computation and theirs).
-    fn emit_places(&self) -> HashMap<Value, Place> {
+    fn emit_places(&self) -> HashMap<Value, OutputSlot> {
         let f = self.lo.f;
         let mut out = HashMap::default();
         for &b in &f.layout {
@@ -302,13 +326,7 @@ impl Selector<'_> {
                                 && f.ty(v.value).lanes == lanes
                                 && writes(f, v.value)
                             {
-                                out.insert(
-                                    v.value,
-                                    Place::Output {
-                                        reg: slot.reg,
-                                        mask: slot.mask,
-                                    },
-                                );
+                                out.insert(v.value, *slot);
                             }
                         }
                         since_emit.clear();
@@ -356,7 +374,7 @@ impl Selector<'_> {
     /// Values the return alone reads that can be computed straight into their output
     /// register: whole values read in order, computed in a block that runs exactly once
     /// (outside every `if` and loop), so the output is written once on every path.
-    fn output_places(&mut self) -> HashMap<Value, Place> {
+    fn output_places(&mut self) -> HashMap<Value, OutputSlot> {
         let f = self.lo.f;
         let regions = mir::analysis::regions::Regions::new(f);
         let mut out = HashMap::default();
@@ -398,13 +416,7 @@ impl Selector<'_> {
                 && writes(f, v.value)
                 && runs_once(f, &regions, v.value)
             {
-                out.insert(
-                    v.value,
-                    Place::Output {
-                        reg: slot.reg,
-                        mask: slot.mask,
-                    },
-                );
+                out.insert(v.value, *slot);
             }
         }
         out.extend(self.merged_output_places(&regions));
@@ -420,13 +432,7 @@ impl Selector<'_> {
                 && f.def_inst(v.value)
                     .is_some_and(|d| lanewise(d.op) || d.op == Op::Construct);
             if (n == lanes || narrowed) && writes(f, v.value) {
-                out.insert(
-                    v.value,
-                    Place::Output {
-                        reg: slot.reg,
-                        mask: slot.mask,
-                    },
-                );
+                out.insert(v.value, *slot);
             }
         }
         out
@@ -440,7 +446,7 @@ impl Selector<'_> {
             if !self.merged_outputs.contains(p) || self.lo.outputs_at.contains_key(&a.value) {
                 continue;
             }
-            let Some(&Place::Output { reg, mask }) = self.lo.outputs_at.get(p) else {
+            let Some(&OutputSlot { reg, mask }) = self.lo.outputs_at.get(p) else {
                 continue;
             };
             self.fresh();
@@ -465,7 +471,7 @@ impl Selector<'_> {
     fn merged_output_places(
         &mut self,
         regions: &mir::analysis::regions::Regions,
-    ) -> Vec<(Value, Place)> {
+    ) -> Vec<(Value, OutputSlot)> {
         let f = self.lo.f;
         let in_loop = |b: BlockId| regions.in_loop(b);
         let Some((rb, values)) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
@@ -536,76 +542,11 @@ impl Selector<'_> {
             if incoming.iter().all(Option::is_none) {
                 continue;
             }
-            let place = Place::Output {
-                reg: slot.reg,
-                mask: slot.mask,
-            };
-            out.extend(incoming.into_iter().flatten().map(|a| (a, place)));
-            out.push((v.value, place));
+            out.extend(incoming.into_iter().flatten().map(|a| (a, *slot)));
+            out.push((v.value, *slot));
             self.merged_outputs.insert(v.value);
         }
         out
-    }
-
-    /// Decides which values of block `b` go straight into their final place: a value the
-    /// return alone reads goes into its output register; a scalar only a construct reads
-    /// goes into the construct's lane (the construct's other lanes are moved in after).
-    fn plan(&mut self, b: BlockId) {
-        let f = self.lo.f;
-        // Outputs whose value this block computes, when the block runs exactly once.
-        let here = self.lo.place_outputs(b);
-        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
-            let inst = &f.insts[i];
-            if inst.op != Op::Construct {
-                continue;
-            }
-            let Some(c) = inst.result() else { continue };
-            if f.ty(c).kind != mir::Kind::Float {
-                continue;
-            }
-            let construct = Construct {
-                args: &inst.args,
-                pos,
-                from: 0,
-            };
-            let placed = construct_lanes(
-                f,
-                construct,
-                &here,
-                &self.lo.uses,
-                |v| self.lo.places.contains_key(&v),
-                |v, d, _, count| {
-                    writes(f, v) && d.op != Op::Construct && (count == 1 || lanewise(d.op))
-                },
-            );
-            for &(v, lane, count) in &placed {
-                self.lo.places.insert(
-                    v,
-                    Place::Lane {
-                        chain: c,
-                        lane,
-                        count,
-                    },
-                );
-            }
-            let rest = self.groups(c, &inst.args).len();
-            let output = match self.lo.places.get(&c) {
-                Some(Place::Output { reg, .. }) => Some(*reg),
-                _ => None,
-            };
-            self.lo.chains.start(
-                c,
-                Chain {
-                    prev: None,
-                    left: placed.len() + rest,
-                    extra: output,
-                },
-            );
-        }
-        if self.lo.pack_lanes {
-            let exclude = self.lo.placed();
-            self.lo.packs.plan(f, b, &exclude, packable);
-        }
     }
 
     /// The next piece of the vector `c`, writing `mask`.
@@ -643,7 +584,7 @@ impl Selector<'_> {
                 self.shift_count = count;
                 (self.piece(chain, mask), lane)
             }
-            Some(Place::Output { reg, mask }) => {
+            Some(Place::Output(OutputSlot { reg, mask })) => {
                 self.splat = self.splat_outputs.contains(&r) && mask.bits().count_ones() > 1;
                 (VDst::Output(reg, mask), 0)
             }
@@ -980,10 +921,7 @@ impl Selector<'_> {
                     self.emit(VInst::Unary { op, dst: d, src });
                     return;
                 }
-                let output = match self.lo.places.get(&r) {
-                    Some(Place::Output { reg, .. }) => Some(*reg),
-                    _ => None,
-                };
+                let output = self.lo.output(r).map(|o| o.reg);
                 let v = self.lo.vreg(r);
                 let mut prev: Option<VReg> = None;
                 for lane in 0..n {
@@ -1144,13 +1082,12 @@ impl Selector<'_> {
     fn groups(&self, c: Value, args: &[mir::Operand]) -> Vec<(Option<mir::Operand>, Vec<usize>)> {
         let mut groups: Vec<(Option<mir::Operand>, Vec<usize>)> = Vec::new();
         // A vector built in an output register writes only the lanes its semantic carries.
-        let carried = match self.lo.places.get(&c) {
-            Some(Place::Output { mask, .. }) => mask.bits().count_ones() as usize,
-            _ => 4,
-        };
+        let carried = self
+            .lo
+            .output(c)
+            .map_or(4, |o| o.mask.bits().count_ones() as usize);
         for (l, a) in args.iter().enumerate().take(carried) {
-            if matches!(self.lo.places.get(&a.value), Some(Place::Lane { chain, .. }) if *chain == c)
-            {
+            if self.lo.in_chain(a.value, c) {
                 continue;
             }
             let constant = matches!(
@@ -1285,19 +1222,11 @@ impl Selector<'_> {
     /// Moves `op` into a fresh temporary and reads it from there (a constant register once
     /// per block: a later copy of it reads the first).
     fn via_temp(&mut self, op: VOp) -> VOp {
-        if let VSrc::Const(n) = op.src {
-            if let Some(t) = self.lo.copies.get(&n, Mask::XYZW.bits()) {
-                return VOp {
-                    src: VSrc::Temp(t),
-                    ..op
-                };
-            }
-        }
-        let t = self.lo.code.vreg();
-        if let VSrc::Const(n) = op.src {
-            self.lo.copies.insert(n, Mask::XYZW.bits(), t);
-        }
-        let mov = VInst::Unary {
+        let key = match op.src {
+            VSrc::Const(n) => Some(n),
+            _ => None,
+        };
+        let mov = |t| VInst::Unary {
             op: UnaryOp::Mov,
             dst: VDst::Temp(t, Mask::XYZW),
             src: VOp {
@@ -1306,8 +1235,7 @@ impl Selector<'_> {
                 ..op
             },
         };
-        let ops = mov.operands();
-        self.lo.code.push(mov, &ops, self.lo.span);
+        let t = self.lo.copy(key, Mask::XYZW.bits(), mov, VInst::operands);
         VOp {
             src: VSrc::Temp(t),
             ..op
