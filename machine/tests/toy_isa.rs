@@ -12,13 +12,12 @@
 
 use machine::lower::Lower;
 use machine::retry::{self, Packing, Policy};
-use machine::select::{Chain, Construct, Hooks, Piece, construct_lanes, drive, returned_once};
+use machine::select::{Chain, Hooks, Piece, Placement, drive, plan, returned_once};
 use machine::structured::{Exit, Layout, Loop, Walk, has_code};
 use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::analysis::regions::Regions;
 use mir::eval::{Env, NoTextures, Outcome};
 use mir::func::BlockId;
-use mir::hash::HashSet;
 use mir::inst::{CmpOp, Op, Operand};
 use mir::{Module, Value};
 use regalloc2::{Function as _, VReg};
@@ -113,14 +112,9 @@ impl Toy {
     }
 }
 
-/// Where a value is computed other than into a register of its own.
-#[derive(Clone, Copy, Debug)]
-enum Place {
-    /// Lanes `lane..lane + count` of construct `chain`.
-    Lane { chain: Value, lane: u8, count: u8 },
-    /// Output `k`.
-    Output(usize),
-}
+/// Where a value is computed other than into a register of its own (an output by its
+/// index).
+type Place = machine::lower::Place<usize>;
 
 fn lanewise(op: Op) -> bool {
     matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Min | Op::Max)
@@ -132,7 +126,7 @@ fn mask(lane: u8, count: u8) -> u8 {
 
 struct Selector<'f> {
     m: &'f Module,
-    lo: Lower<'f, Toy, Place, (), usize>,
+    lo: Lower<'f, Toy, usize, (), usize>,
     /// Copies of inputs made this block (to count them).
     copies_made: usize,
     /// The result lane the current instruction starts at (placed in a construct or pack).
@@ -141,11 +135,11 @@ struct Selector<'f> {
 
 impl<'f> Hooks<'f> for Selector<'f> {
     type Inst = Toy;
-    type Place = Place;
+    type Output = usize;
     type Extra = ();
     type CopyKey = usize;
 
-    fn lower(&mut self) -> &mut Lower<'f, Toy, Place, (), usize> {
+    fn lower(&mut self) -> &mut Lower<'f, Toy, usize, (), usize> {
         &mut self.lo
     }
 
@@ -168,7 +162,7 @@ impl<'f> Hooks<'f> for Selector<'f> {
     }
 
     fn block(&mut self, b: BlockId) {
-        self.plan(b);
+        plan(self, b);
         let f = self.lo.f;
         for &i in &f.blocks[b].insts {
             self.lo.span = f.insts[i].span;
@@ -198,6 +192,36 @@ impl<'f> Hooks<'f> for Selector<'f> {
                 b: None,
             });
         }
+    }
+}
+
+impl<'f> Placement<'f> for Selector<'f> {
+    fn lower_ref(&self) -> &Lower<'f, Toy, usize, (), usize> {
+        &self.lo
+    }
+
+    fn fits(&self, _v: Value, d: &mir::Inst, _lane: u8, _count: u8) -> bool {
+        lanewise(d.op)
+    }
+
+    /// Each lane no value is computed into is moved in, one piece each.
+    fn start(
+        &mut self,
+        c: Value,
+        _args: &[Operand],
+        placed: &[(Value, u8, u8)],
+        _here: &mir::hash::HashMap<Value, usize>,
+    ) -> Chain<()> {
+        let covered: u8 = placed.iter().map(|&(.., n)| n).sum();
+        Chain {
+            prev: None,
+            left: usize::from(self.lo.f.ty(c).lanes - covered),
+            extra: (),
+        }
+    }
+
+    fn packable(op: Op, _lanes: u8) -> bool {
+        lanewise(op)
     }
 }
 
@@ -257,63 +281,6 @@ impl Selector<'_> {
                 reg: Reg::Temp(copy),
                 ..b
             }),
-        }
-    }
-
-    /// Which of block `b`'s values go straight into a construct's lanes; the rest are
-    /// packed when packing is on.
-    fn plan(&mut self, b: BlockId) {
-        let f = self.lo.f;
-        let here = self.lo.place_outputs(b);
-        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
-            let inst = &f.insts[i];
-            let Some(c) = inst.result().filter(|_| inst.op == Op::Construct) else {
-                continue;
-            };
-            let construct = Construct {
-                args: &inst.args,
-                pos,
-                from: 0,
-            };
-            let places = &self.lo.places;
-            let placed = construct_lanes(
-                f,
-                construct,
-                &here,
-                &self.lo.uses,
-                |v| places.contains_key(&v),
-                |_, d, _, _| lanewise(d.op),
-            );
-            let covered: u8 = placed.iter().map(|&(.., n)| n).sum();
-            for &(v, lane, count) in &placed {
-                self.lo.places.insert(
-                    v,
-                    Place::Lane {
-                        chain: c,
-                        lane,
-                        count,
-                    },
-                );
-            }
-            // Each lane no value is computed into is moved in, one piece each.
-            let left = placed.len() + usize::from(f.ty(c).lanes - covered);
-            self.lo.chains.start(
-                c,
-                Chain {
-                    prev: None,
-                    left,
-                    extra: (),
-                },
-            );
-        }
-        if self.lo.pack_lanes {
-            let mut exclude: HashSet<Value> = self.lo.placed();
-            exclude.extend(f.blocks[b].insts.iter().filter_map(|&i| {
-                (f.insts[i].op == Op::Construct)
-                    .then(|| f.insts[i].result())
-                    .flatten()
-            }));
-            self.lo.packs.plan(f, b, &exclude, |op, _| lanewise(op));
         }
     }
 
@@ -520,7 +487,7 @@ fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compile
         let regions = Regions::new(f);
         for (k, v, d) in returned_once(f, &m.outputs, &s.lo.uses, &regions) {
             if lanewise(d.op) {
-                s.lo.outputs_at.insert(v.value, Place::Output(k));
+                s.lo.outputs_at.insert(v.value, k);
             }
         }
         drive(&mut s);
