@@ -7,6 +7,7 @@
 //!     emit (laid out by structured::Walk) and encode ──► reflect (the JSON of docs/conventions.md)
 //! ```
 //!
+//! - [`inst`]: what a virtual instruction writes and what allocation asks of it;
 //! - [`vcode`]: virtual code in MIR's block layout, run through regalloc2;
 //! - [`lower`]: the lowering state a selector embeds (code, registers, errors, places,
 //!   the per-block copies);
@@ -23,6 +24,7 @@
 //! container, assembler, disassembler and simulator.
 #![deny(missing_docs)]
 
+pub mod inst;
 pub mod lanes;
 pub mod lower;
 pub mod pool;

@@ -7,6 +7,7 @@
 //! Its own module rather than part of `select`: `select` is the driver and the placement
 //! analyses, which read a function; this is the state a selector writes.
 
+use crate::inst::VInst;
 use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::hash::{HashMap, HashSet};
 use mir::inst::{Op, Operand};
@@ -167,16 +168,11 @@ impl<'f, I, O, X: Copy, K> Lower<'f, I, O, X, K> {
     }
 
     /// A temporary holding `lanes` (a mask) of register `key`: the current block's copy
-    /// when there is one, else a new temporary that `mov` fills (the move into it, with its
-    /// `operands`), kept for later reads of `key` (`None`: a register not worth keeping).
-    pub fn copy(
-        &mut self,
-        key: Option<K>,
-        lanes: u8,
-        mov: impl FnOnce(VReg) -> I,
-        operands: impl FnOnce(&I) -> Vec<regalloc2::Operand>,
-    ) -> VReg
+    /// when there is one, else a new temporary that the move `mov` makes fills, kept for
+    /// later reads of `key` (`None`: a register not worth keeping).
+    pub fn copy(&mut self, key: Option<K>, lanes: u8, mov: impl FnOnce(VReg) -> I) -> VReg
     where
+        I: VInst,
         K: PartialEq,
     {
         if let Some(t) = key.as_ref().and_then(|k| self.copies.get(k, lanes)) {
@@ -187,7 +183,7 @@ impl<'f, I, O, X: Copy, K> Lower<'f, I, O, X, K> {
             self.copies.insert(k, lanes, t);
         }
         let mov = mov(t);
-        let ops = operands(&mov);
+        let ops = mov.operands();
         self.code.push(mov, &ops, self.span);
         t
     }

@@ -10,9 +10,10 @@
 //! sources; inputs and literals are read where they live, but an instruction reads at most
 //! one input (as on the PICA200), so a second input is copied into a temporary first.
 
+use machine::inst::{VDst, VInst};
 use machine::lower::Lower;
 use machine::retry::{self, Packing, Policy};
-use machine::select::{Chain, Hooks, Piece, Placement, drive, plan, returned_once};
+use machine::select::{Chain, Hooks, Placement, drive, plan, returned_once};
 use machine::structured::{Exit, Layout, Loop, Walk, has_code};
 use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::analysis::regions::Regions;
@@ -53,17 +54,8 @@ struct Src {
     abs: bool,
 }
 
-/// Where a result goes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Dst {
-    Temp(VReg),
-    /// The register of `prev`, under the name `new` (a piece of a vector).
-    Tied {
-        prev: VReg,
-        new: VReg,
-    },
-    Output(usize),
-}
+/// Where a result goes: a temporary or an output, with a lane mask (lane `l` at bit `l`).
+type Dst = VDst<u8, usize>;
 
 /// A virtual instruction.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,7 +63,6 @@ enum Toy {
     Alu {
         op: Alu,
         dst: Dst,
-        mask: u8,
         a: Src,
         b: Option<Src>,
     },
@@ -86,29 +77,27 @@ impl Toy {
             Toy::Test { a } => vec![a],
         }
     }
+}
 
-    /// regalloc2's operands: the temporaries read, then the one written.
-    fn operands(&self) -> Vec<regalloc2::Operand> {
-        let mut out: Vec<regalloc2::Operand> = self
-            .sources()
+impl VInst for Toy {
+    type Mask = u8;
+    type Out = usize;
+
+    fn temps_read(&self) -> Vec<VReg> {
+        self.sources()
             .iter()
             .filter_map(|s| match s.reg {
-                Reg::Temp(v) => Some(regalloc2::Operand::reg_use(v)),
+                Reg::Temp(v) => Some(v),
                 _ => None,
             })
-            .collect();
-        if let Toy::Alu { dst, .. } = self {
-            match *dst {
-                Dst::Temp(v) => out.push(regalloc2::Operand::reg_def(v)),
-                Dst::Tied { prev, new } => {
-                    let k = out.len();
-                    out.push(regalloc2::Operand::reg_use(prev));
-                    out.push(regalloc2::Operand::reg_reuse_def(new, k));
-                }
-                Dst::Output(_) => {}
-            }
+            .collect()
+    }
+
+    fn dst(&self) -> Option<Dst> {
+        match *self {
+            Toy::Alu { dst, .. } => Some(dst),
+            Toy::Test { .. } => None,
         }
-        out
     }
 }
 
@@ -153,8 +142,7 @@ impl<'f> Hooks<'f> for Selector<'f> {
         let a = self.src(op);
         self.push(Toy::Alu {
             op: Alu::Mov,
-            dst: Dst::Temp(t),
-            mask: mask(0, lanes),
+            dst: Dst::Temp(t, mask(0, lanes)),
             a,
             b: None,
         });
@@ -186,8 +174,7 @@ impl<'f> Hooks<'f> for Selector<'f> {
             let a = self.src(v);
             self.push(Toy::Alu {
                 op: Alu::Mov,
-                dst: Dst::Output(k),
-                mask: mask(0, lanes),
+                dst: Dst::Out(k, mask(0, lanes)),
                 a,
                 b: None,
             });
@@ -237,7 +224,6 @@ impl Selector<'_> {
         let Toy::Alu {
             op,
             dst,
-            mask,
             a,
             b: Some(b),
         } = inst
@@ -250,32 +236,21 @@ impl Selector<'_> {
         if x == y {
             return inst;
         }
-        let copy = match self.lo.copies.get(&y, 0xf) {
-            Some(t) => t,
-            None => {
-                let t = self.lo.code.vreg();
-                let mov = Toy::Alu {
-                    op: Alu::Mov,
-                    dst: Dst::Temp(t),
-                    mask: 0xf,
-                    a: Src {
-                        reg: Reg::Input(y),
-                        swizzle: [0, 1, 2, 3],
-                        neg: false,
-                        abs: false,
-                    },
-                    b: None,
-                };
-                self.lo.code.push(mov, &mov.operands(), self.lo.span);
-                self.lo.copies.insert(y, 0xf, t);
-                self.copies_made += 1;
-                t
-            }
-        };
+        self.copies_made += usize::from(self.lo.copies.get(&y, 0xf).is_none());
+        let copy = self.lo.copy(Some(y), 0xf, |t| Toy::Alu {
+            op: Alu::Mov,
+            dst: Dst::Temp(t, 0xf),
+            a: Src {
+                reg: Reg::Input(y),
+                swizzle: [0, 1, 2, 3],
+                neg: false,
+                abs: false,
+            },
+            b: None,
+        });
         Toy::Alu {
             op,
             dst,
-            mask,
             a,
             b: Some(Src {
                 reg: Reg::Temp(copy),
@@ -284,17 +259,14 @@ impl Selector<'_> {
         }
     }
 
-    /// The destination of value `r` of `n` lanes, and the lane its lane 0 lands in.
-    fn dest(&mut self, r: Value, n: u8) -> (Dst, u8, u8) {
+    /// The destination of value `r` of `n` lanes.
+    fn dest(&mut self, r: Value, n: u8) -> Dst {
         match self.lo.places.get(&r).copied() {
-            Some(Place::Lane { chain, lane, count }) => {
-                let piece = self.piece(chain);
-                (piece, mask(lane, count), lane)
-            }
-            Some(Place::Output(k)) => (Dst::Output(k), mask(0, n), 0),
+            Some(Place::Lane { chain, lane, count }) => self.piece(chain, mask(lane, count)),
+            Some(Place::Output(k)) => Dst::Out(k, mask(0, n)),
             None => match self.lo.packs.write(r, &mut self.lo.code) {
-                Some((piece, lane)) => (dst(piece), mask(lane, n), lane),
-                None => (Dst::Temp(self.lo.vreg(r)), mask(0, n), 0),
+                Some((piece, lane)) => Dst::piece(piece, mask(lane, n)),
+                None => Dst::Temp(self.lo.vreg(r), mask(0, n)),
             },
         }
     }
@@ -308,13 +280,13 @@ impl Selector<'_> {
         }
     }
 
-    fn piece(&mut self, chain: Value) -> Dst {
+    fn piece(&mut self, chain: Value, mask: u8) -> Dst {
         let lo = &mut self.lo;
         let piece = lo
             .chains
             .next(chain, &mut lo.code, &mut lo.vregs)
             .expect("a construct being built");
-        dst(piece)
+        Dst::piece(piece, mask)
     }
 
     /// Operand `op` as a source, its lane 0 read at result lane `self.shift`.
@@ -375,11 +347,10 @@ impl Selector<'_> {
         let a = self.src(&args[0]);
         let b = self.src(&args[1]);
         self.shift = 0;
-        let (dst, mask, _) = self.dest(r, n);
+        let dst = self.dest(r, n);
         self.push(Toy::Alu {
             op,
             dst,
-            mask,
             a,
             b: Some(b),
         });
@@ -393,7 +364,7 @@ impl Selector<'_> {
             if placed {
                 continue;
             }
-            let piece = self.piece(c);
+            let piece = self.piece(c, 1 << l);
             self.shift = l as u8;
             let one = Operand {
                 swizzle: mir::Swizzle::splat(a.swizzle.lane(0)),
@@ -404,18 +375,10 @@ impl Selector<'_> {
             self.push(Toy::Alu {
                 op: Alu::Mov,
                 dst: piece,
-                mask: 1 << l,
                 a: src,
                 b: None,
             });
         }
-    }
-}
-
-fn dst(piece: Piece) -> Dst {
-    match piece {
-        Piece::Fresh(v) => Dst::Temp(v),
-        Piece::Tied { prev, new } => Dst::Tied { prev, new },
     }
 }
 
@@ -571,18 +534,13 @@ fn lower_items(
                 };
                 match *inst {
                     Toy::Test { a } => out.push(M::Test { a: read(a) }),
-                    Toy::Alu {
-                        op,
-                        dst,
-                        mask,
-                        a,
-                        b,
-                    } => {
+                    Toy::Alu { op, dst, a, b } => {
                         let (a, b) = (read(a), b.map(&mut read));
+                        let mask = dst.mask();
                         let (dst, out_k) = match dst {
-                            Dst::Temp(_) => (Some(alloc.reg(i, k)), None),
+                            Dst::Temp(..) => (Some(alloc.reg(i, k)), None),
                             Dst::Tied { .. } => (Some(alloc.reg(i, k + 1)), None),
-                            Dst::Output(o) => (None, Some(o)),
+                            Dst::Out(o, _) => (None, Some(o)),
                         };
                         if let Some(r) = dst {
                             *used = (*used).max(r + 1);

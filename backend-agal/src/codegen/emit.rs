@@ -12,6 +12,7 @@
 //!   reads a lane Flash considers unwritten (#3648).
 
 use crate::rules::CodegenRule;
+use machine::inst::VInst as _;
 use machine::structured::{Layout, Loop, Walk};
 use machine::vcode::{Allocated, Item, Origin, VCode};
 use mir::func::{BlockId, Function, Structure};
@@ -247,7 +248,7 @@ impl Emitter<'_> {
                 let r = self.alloc.reg(i, k + 1);
                 Dest::new(RegType::Temporary, r as u16, mask)
             }
-            VDst::Reg(reg, n, mask) => Dest::new(reg, n, mask),
+            VDst::Out((reg, n), mask) => Dest::new(reg, n, mask),
         });
         let built = match (*inst, dest) {
             (VInst::Alu { op, b: None, .. }, Some(d)) => {

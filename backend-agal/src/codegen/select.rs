@@ -21,10 +21,11 @@
 //! - `nrm`, `crs`, `m33` and `m34` write at most `.xyz`.
 
 use crate::rules::CodegenRule;
+use machine::inst::VInst as _;
 use mir::hash::{HashMap, HashSet};
 
 use machine::lower::{self, Lower};
-use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once};
+use machine::select::{self as driver, Chain, Hooks, Placement, returned_once};
 use machine::vcode::VCode;
 use mir::Diagnostic;
 use mir::analysis::liveness::is_temporary;
@@ -272,7 +273,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
                 .outputs
                 .get(k)
                 .map_or(self.lo.f.ty(v.value).lanes, |o| o.lanes);
-            let dst = VDst::Reg(out.reg, out.index, out.mask);
+            let dst = VDst::Out((out.reg, out.index), out.mask);
             self.lo.at_definition(v.value);
             self.unary_into(v, dst, 0, n);
         }
@@ -288,7 +289,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
                 let zero = self.literal(&[0.0]);
                 self.emit(VInst::Alu {
                     op: Opcode::Mov,
-                    dst: VDst::Reg(out.reg, out.index, out.mask),
+                    dst: VDst::Out((out.reg, out.index), out.mask),
                     a: zero,
                     b: None,
                 });
@@ -862,7 +863,7 @@ impl Selector<'_> {
         let n = self.lo.f.ty(r).lanes;
         match self.target(r) {
             Target::Own => VDst::Temp(self.lo.vreg(r), fixed_mask.unwrap_or(lanes_mask(0, n))),
-            Target::Place(Place::Output(out)) => VDst::Reg(out.reg, out.index, out.mask),
+            Target::Place(Place::Output(out)) => VDst::Out((out.reg, out.index), out.mask),
             Target::Place(Place::Lane { chain, lane, count }) => {
                 let mask = fixed_mask.unwrap_or(lanes_mask(lane, count));
                 match self.output_pads.get(&r).copied() {
@@ -876,7 +877,7 @@ impl Selector<'_> {
             Target::Pack(offset) => {
                 let mask = fixed_mask.unwrap_or(lanes_mask(offset, n));
                 match self.lo.packs.write(r, &mut self.lo.code) {
-                    Some((piece, _)) => dst(piece, mask),
+                    Some((piece, _)) => VDst::piece(piece, mask),
                     None => VDst::Temp(self.lo.code.vreg(), mask),
                 }
             }
@@ -886,14 +887,14 @@ impl Selector<'_> {
     /// The next piece of the vector `c`, writing `mask`.
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
         if let Some(out) = self.output_constructs.get(&c) {
-            return VDst::Reg(out.reg, out.index, mask);
+            return VDst::Out((out.reg, out.index), mask);
         }
         match self
             .lo
             .chains
             .next(c, &mut self.lo.code, &mut self.lo.vregs)
         {
-            Some(piece) => dst(piece, mask),
+            Some(piece) => VDst::piece(piece, mask),
             None => {
                 self.internal("a piece of a vector that is not being built");
                 VDst::Temp(self.lo.code.vreg(), mask)
@@ -1399,7 +1400,7 @@ impl Selector<'_> {
             };
             let mask = lanes_mask(0, plan.lanes() as u8);
             let dst = match self.lo.outputs_at.get(&r) {
-                Some(out) => VDst::Reg(out.reg, out.index, out.mask),
+                Some(out) => VDst::Out((out.reg, out.index), out.mask),
                 None => self.piece(r, mask),
             };
             self.emit(VInst::Alu {
@@ -1487,17 +1488,7 @@ impl Selector<'_> {
 
     /// The value of a constant scalar operand (its lane 0, modifiers applied).
     fn const_lane(&self, o: &mir::Operand) -> f32 {
-        let Some(Op::Const(bits)) = self.lo.f.def_inst(o.value).map(|d| d.op) else {
-            return 0.0;
-        };
-        let mut x = f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]);
-        if o.abs {
-            x = x.abs();
-        }
-        if o.neg {
-            x = -x;
-        }
-        x
+        mir::analysis::constants::scalar(self.lo.f, o).unwrap_or(0.0)
     }
 
     // --------------------------------------------------------------------------------------
@@ -1542,7 +1533,7 @@ impl Selector<'_> {
             },
             b: None,
         };
-        let t = self.lo.copy(key, read.bits(), mov, VInst::operands);
+        let t = self.lo.copy(key, read.bits(), mov);
         VOp {
             src: VSrc::Temp(t),
             swizzle: op.swizzle,
@@ -1581,14 +1572,6 @@ impl Selector<'_> {
             }
         }
         inst.with_sources(&s)
-    }
-}
-
-/// The destination a piece of a vector (or of a pack) writes.
-fn dst(piece: Piece, mask: Mask) -> VDst {
-    match piece {
-        Piece::Fresh(new) => VDst::Temp(new, mask),
-        Piece::Tied { prev, new } => VDst::Tied { prev, new, mask },
     }
 }
 

@@ -4,7 +4,7 @@
 //! occupy a temporary. Swizzles are already the machine's (register lanes), restricted to the
 //! lanes the operation reads.
 
-use regalloc2::{Operand, VReg};
+use regalloc2::VReg;
 
 use crate::opcode::Opcode;
 use crate::operand::{Component, Mask, RegType, Swizzle};
@@ -74,33 +74,9 @@ impl VOp {
     }
 }
 
-/// What an instruction writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VDst {
-    /// A new temporary (its other lanes undefined).
-    Temp(VReg, Mask),
-    /// More lanes of a temporary: `new` is `prev` with the lanes of `mask` written; allocation
-    /// gives both one register.
-    Tied {
-        /// The value so far.
-        prev: VReg,
-        /// The value with these lanes written.
-        new: VReg,
-        /// The lanes written.
-        mask: Mask,
-    },
-    /// An output (`op`, `oc`, `od`) or a varying, written once.
-    Reg(RegType, u16, Mask),
-}
-
-impl VDst {
-    /// The lanes written.
-    pub fn mask(&self) -> Mask {
-        match *self {
-            VDst::Temp(_, m) | VDst::Tied { mask: m, .. } | VDst::Reg(_, _, m) => m,
-        }
-    }
-}
+/// What an instruction writes: a temporary, or an output (`op`, `oc`, `od`) or varying
+/// register, written once.
+pub type VDst = machine::inst::VDst<Mask, (RegType, u16)>;
 
 /// One instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,36 +132,6 @@ impl VInst {
         }
     }
 
-    /// The destination, if it writes a register.
-    pub fn dst(&self) -> Option<VDst> {
-        match *self {
-            VInst::Alu { dst, .. } | VInst::Tex { dst, .. } => Some(dst),
-            VInst::Kil { .. } | VInst::If { .. } => None,
-        }
-    }
-
-    /// The regalloc2 operands, in the order the emitter reads the allocations back: the
-    /// temporaries each source reads (source order), the tied previous value, then the
-    /// definition.
-    pub fn operands(&self) -> Vec<Operand> {
-        let mut out: Vec<Operand> = self
-            .sources()
-            .iter()
-            .flat_map(VOp::temps)
-            .map(Operand::reg_use)
-            .collect();
-        match self.dst() {
-            Some(VDst::Temp(v, _)) => out.push(Operand::reg_def(v)),
-            Some(VDst::Tied { prev, new, .. }) => {
-                let idx = out.len();
-                out.push(Operand::reg_use(prev));
-                out.push(Operand::reg_reuse_def(new, idx));
-            }
-            Some(VDst::Reg(..)) | None => {}
-        }
-        out
-    }
-
     /// A copy of the instruction with other sources (same count and order).
     pub fn with_sources(self, s: &[VOp]) -> VInst {
         let get = |i: usize, d: VOp| s.get(i).copied().unwrap_or(d);
@@ -217,6 +163,22 @@ impl VInst {
                 b: get(1, b),
                 then_first,
             },
+        }
+    }
+}
+
+impl machine::inst::VInst for VInst {
+    type Mask = Mask;
+    type Out = (RegType, u16);
+
+    fn temps_read(&self) -> Vec<VReg> {
+        self.sources().iter().flat_map(VOp::temps).collect()
+    }
+
+    fn dst(&self) -> Option<VDst> {
+        match *self {
+            VInst::Alu { dst, .. } | VInst::Tex { dst, .. } => Some(dst),
+            VInst::Kil { .. } | VInst::If { .. } => None,
         }
     }
 }

@@ -14,6 +14,7 @@
 //!   MOVAs, so that the listing of the result assembles to the same words.
 
 use crate::rules::Rule;
+use machine::inst::VInst as _;
 use mir::hash::HashMap;
 
 use machine::structured::{Exit, Layout, Loop, Walk, has_code, has_moves};
@@ -247,7 +248,7 @@ impl Emitter<'_> {
                     mask,
                 }
             }
-            VDst::Output(n, mask) => Dest {
+            VDst::Out(n, mask) => Dest {
                 reg: DstReg::Output(n),
                 mask,
             },

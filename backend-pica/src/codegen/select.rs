@@ -22,10 +22,11 @@
 //! uniform) and recorded in [`Selected::branches`] for the emitter.
 
 use crate::rules::Rule;
+use machine::inst::VInst as _;
 use mir::hash::{HashMap, HashSet};
 
 use machine::lower::{self, Lower};
-use machine::select::{self as driver, Chain, Hooks, Piece, Placement, returned_once, runs_once};
+use machine::select::{self as driver, Chain, Hooks, Placement, returned_once, runs_once};
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
@@ -288,7 +289,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
-                dst: VDst::Output(slot.reg, slot.mask),
+                dst: VDst::Out(slot.reg, slot.mask),
                 src,
             });
         }
@@ -359,7 +360,7 @@ impl Selector<'_> {
             let src = self.src(v);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
-                dst: VDst::Output(slot.reg, slot.mask),
+                dst: VDst::Out(slot.reg, slot.mask),
                 src,
             });
         }
@@ -453,7 +454,7 @@ impl Selector<'_> {
             let src = self.src(a);
             self.emit(VInst::Unary {
                 op: UnaryOp::Mov,
-                dst: VDst::Output(reg, mask),
+                dst: VDst::Out(reg, mask),
                 src,
             });
         }
@@ -553,14 +554,14 @@ impl Selector<'_> {
     fn piece(&mut self, c: Value, mask: Mask) -> VDst {
         if let Some(reg) = self.lo.chains.get(c).and_then(|st| st.extra) {
             self.lo.chains.count_down(c);
-            return VDst::Output(reg, mask);
+            return VDst::Out(reg, mask);
         }
         match self
             .lo
             .chains
             .next(c, &mut self.lo.code, &mut self.lo.vregs)
         {
-            Some(piece) => dst(piece, mask),
+            Some(piece) => VDst::piece(piece, mask),
             None => {
                 self.error(
                     self.lo.span,
@@ -586,7 +587,7 @@ impl Selector<'_> {
             }
             Some(Place::Output(OutputSlot { reg, mask })) => {
                 self.splat = self.splat_outputs.contains(&r) && mask.bits().count_ones() > 1;
-                (VDst::Output(reg, mask), 0)
+                (VDst::Out(reg, mask), 0)
             }
             None => match self.lo.packs.write(r, &mut self.lo.code) {
                 Some((piece, offset)) => {
@@ -596,7 +597,7 @@ impl Selector<'_> {
                             .collect::<Vec<_>>(),
                     );
                     self.shift_count = n;
-                    (dst(piece, mask), offset)
+                    (VDst::piece(piece, mask), offset)
                 }
                 None => (VDst::Temp(self.lo.vreg(r), first(n)), 0),
             },
@@ -932,7 +933,7 @@ impl Selector<'_> {
                     let src = self.src(&one);
                     let mask = Mask::of(&[Component::from_index(lane as usize)]);
                     let d = match output {
-                        Some(reg) => VDst::Output(reg, mask),
+                        Some(reg) => VDst::Out(reg, mask),
                         None => {
                             let new = if lane + 1 == n {
                                 v
@@ -1164,17 +1165,7 @@ impl Selector<'_> {
 
     /// The value of a constant scalar operand (its lane 0, modifiers applied).
     fn const_lane(&self, o: &mir::Operand) -> f32 {
-        let Some(Op::Const(bits)) = self.lo.f.def_inst(o.value).map(|d| d.op) else {
-            return 0.0;
-        };
-        let mut x = f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]);
-        if o.abs {
-            x = x.abs();
-        }
-        if o.neg {
-            x = -x;
-        }
-        x
+        mir::analysis::constants::scalar(self.lo.f, o).unwrap_or(0.0)
     }
 
     /// Appends `inst`, legalised.
@@ -1235,7 +1226,7 @@ impl Selector<'_> {
                 ..op
             },
         };
-        let t = self.lo.copy(key, Mask::XYZW.bits(), mov, VInst::operands);
+        let t = self.lo.copy(key, Mask::XYZW.bits(), mov);
         VOp {
             src: VSrc::Temp(t),
             ..op
@@ -1475,14 +1466,6 @@ fn reindexed(inst: VInst, lane: u8, count: u8) -> VInst {
 /// their lane 0 in every lane (dot products and the one-source functions broadcast already).
 fn broadcast(inst: VInst) -> VInst {
     reindexed(inst, 0, 1)
-}
-
-/// The destination a piece of a vector writes.
-fn dst(piece: Piece, mask: Mask) -> VDst {
-    match piece {
-        Piece::Fresh(new) => VDst::Temp(new, mask),
-        Piece::Tied { prev, new } => VDst::Tied { prev, new, mask },
-    }
 }
 
 /// What a MAD's operand descriptor holds: the write mask and each source's negation and

@@ -2,7 +2,7 @@
 //! register allocation consumes. Sources name a temporary by virtual register, or a register
 //! file operand (input, constant, indexed constant) directly: those never occupy a temporary.
 
-use regalloc2::{Operand, VReg};
+use regalloc2::VReg;
 
 use crate::inst::{BinaryOp, UnaryOp};
 use crate::operand::{CmpOp, Mask, RelIndex, Swizzle};
@@ -59,33 +59,8 @@ impl VOp {
     }
 }
 
-/// What an instruction writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VDst {
-    /// A new temporary (its other components undefined).
-    Temp(VReg, Mask),
-    /// More components of a temporary: `new` is `prev` with the components in the mask
-    /// written; allocation gives both one register.
-    Tied {
-        /// The value so far.
-        prev: VReg,
-        /// The value with these components written.
-        new: VReg,
-        /// The components written.
-        mask: Mask,
-    },
-    /// `oN`.
-    Output(u8, Mask),
-}
-
-impl VDst {
-    /// The components written.
-    pub fn mask(&self) -> Mask {
-        match *self {
-            VDst::Temp(_, m) | VDst::Tied { mask: m, .. } | VDst::Output(_, m) => m,
-        }
-    }
-}
+/// What an instruction writes: a temporary, or an output register `oN`.
+pub type VDst = machine::inst::VDst<Mask, u8>;
 
 /// One instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,35 +138,22 @@ impl VInst {
             VInst::SetEmit { .. } | VInst::Emit => Vec::new(),
         }
     }
+}
 
-    /// The destination, if it writes a register.
-    pub fn dst(&self) -> Option<VDst> {
+impl machine::inst::VInst for VInst {
+    type Mask = Mask;
+    type Out = u8;
+
+    fn temps_read(&self) -> Vec<VReg> {
+        self.sources().iter().filter_map(VOp::temp).collect()
+    }
+
+    fn dst(&self) -> Option<VDst> {
         match *self {
             VInst::Binary { dst, .. } | VInst::Unary { dst, .. } | VInst::Mad { dst, .. } => {
                 Some(dst)
             }
             VInst::Mova { .. } | VInst::Cmp { .. } | VInst::SetEmit { .. } | VInst::Emit => None,
         }
-    }
-
-    /// The regalloc2 operands, in the order the emitter reads the allocations back: a use per
-    /// temporary source (slot order), the tied previous value, then the definition.
-    pub fn operands(&self) -> Vec<Operand> {
-        let mut out: Vec<Operand> = self
-            .sources()
-            .iter()
-            .filter_map(|s| s.temp())
-            .map(Operand::reg_use)
-            .collect();
-        match self.dst() {
-            Some(VDst::Temp(v, _)) => out.push(Operand::reg_def(v)),
-            Some(VDst::Tied { prev, new, .. }) => {
-                let idx = out.len();
-                out.push(Operand::reg_use(prev));
-                out.push(Operand::reg_reuse_def(new, idx));
-            }
-            Some(VDst::Output(..)) | None => {}
-        }
-        out
     }
 }

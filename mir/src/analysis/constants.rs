@@ -62,3 +62,9 @@ pub fn is_power_of_two(x: f32) -> bool {
 pub fn constant(f: &Function, op: &Operand) -> Option<Lanes> {
     constant_n(f, op, 4)
 }
+
+/// Lane 0 of an operand (swizzle and modifiers applied) when it is constant: a scalar
+/// operand's value.
+pub fn scalar(f: &Function, op: &Operand) -> Option<f32> {
+    constant_n(f, op, 1).map(|l| l[0])
+}
