@@ -320,6 +320,41 @@ pub fn returned_once<'f>(
         .collect()
 }
 
+/// The scalars the program's return alone reads splat (`vec4(s)`: every lane of the operand
+/// reads lane 0), unmodified, computed by an instruction in a block that runs once: each
+/// with the index of the output it fills and the instruction. An instruction that writes
+/// one value to every lane of its destination (lane-wise with its sources read replicated,
+/// or a dot product) computes such a scalar straight into its whole output, with no copy
+/// after; the instruction set picks those.
+pub fn returned_splat<'f>(
+    f: &'f Function,
+    uses: &HashMap<Value, usize>,
+    regions: &Regions,
+) -> Vec<(usize, Value, &'f Inst)> {
+    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
+        Terminator::Return(values) => Some(values),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    values
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| {
+            let def = f.def_inst(v.value)?;
+            let splat = (0..4).all(|l| v.swizzle.lane(l) == 0);
+            let plain = splat
+                && !v.neg
+                && !v.abs
+                && f.ty(v.value).lanes == 1
+                && f.ty(v.value).kind == mir::Kind::Float
+                && uses.get(&v.value) == Some(&1)
+                && is_temporary(f, v.value);
+            (plain && runs_once(f, regions, v.value)).then_some((k, v.value, def))
+        })
+        .collect()
+}
+
 /// A construct, for [`construct_lanes`].
 #[derive(Clone, Copy, Debug)]
 pub struct Construct<'a> {

@@ -124,3 +124,61 @@ fn varyings_built_lane_by_lane_are_built_in_place_and_padded() {
         assert!(near(&v("lit"), &lit), "{profile:?}: {:?}", v("lit"));
     }
 }
+
+/// A scalar returned as a whole vector (`c = vec4(s)`) is computed straight into every lane
+/// of its output in one instruction, its lane-wise sources read replicated (as on the
+/// PICA200): the colour output is written once, with no temporary and no copy. A dot
+/// product writes its value to every lane of its destination anyway.
+const SPLAT: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 1) in vec4 b;
+layout(location = 0) out vec4 c;
+void main() { c = vec4(a.x * b.y + a.z); }
+";
+
+const SPLAT_DOT: &str = "#version 450
+layout(location = 0) in vec4 a;
+layout(location = 1) in vec4 b;
+layout(location = 0) out vec4 c;
+void main() { c = vec4(dot(a, b)); }
+";
+
+#[test]
+fn a_splat_scalar_is_computed_into_the_whole_colour_output() {
+    use backend_agal::sim::{FragmentInputs, run_fragment};
+    let (a, b) = ([0.5f32, -2.0, 3.0, 1.0], [1.5f32, 0.25, -1.0, 2.0]);
+    let cases = [
+        (SPLAT, a[0] * b[1] + a[2], "add oc,"),
+        (
+            SPLAT_DOT,
+            a.iter().zip(&b).map(|(x, y)| x * y).sum(),
+            "dp4 oc,",
+        ),
+    ];
+    for (shader, want, into) in cases {
+        for profile in AGAL_PROFILES {
+            let options = Options::agal(profile).stage(Stage::Fragment);
+            let c = compile(Source::glsl(shader, Stage::Fragment), &options)
+                .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+            assert!(c.listing.contains(into), "{profile:?}:\n{}", c.listing);
+            assert!(!c.listing.contains("mov oc"), "{profile:?}:\n{}", c.listing);
+            let out = run_fragment(
+                &Program::decode(&c.bytes).unwrap(),
+                &[a, b],
+                &FragmentInputs {
+                    constants: &literal_constants(&c),
+                    textures: &(),
+                },
+            )
+            .unwrap();
+            for l in 0..4 {
+                assert!(
+                    (out.colors[0][l] - want).abs() < 1e-5,
+                    "{profile:?} lane {l}: {:?}, want {want}\n{}",
+                    out.colors[0],
+                    c.listing
+                );
+            }
+        }
+    }
+}

@@ -164,6 +164,7 @@ pub fn select(
         profile,
         version: profile.version(),
         output_constructs: HashMap::default(),
+        splat_outputs: HashSet::default(),
         output_pads: HashMap::default(),
         pad_next: None,
         modified: HashMap::default(),
@@ -192,6 +193,9 @@ struct Selector<'a> {
     /// Vectors built piece by piece straight into a varying or `op` (each piece writes its
     /// lanes of the output; no temporary and no copy after).
     output_constructs: HashMap<Value, OutputReg>,
+    /// Scalars returned splat that are computed into every lane of their output (their
+    /// lane-wise sources read replicated).
+    splat_outputs: HashSet<Value>,
     /// Pieces of those that also write the output's lanes the vector does not have (Flash
     /// wants all four written; any value will do): the lanes, the piece's last own lane, and
     /// whether its sources are read lane-wise (their swizzles then repeat that lane there).
@@ -499,8 +503,24 @@ impl Selector<'_> {
 
     /// Values that the end of the program alone reads and one instruction computes, in a
     /// block that runs once: computed straight into their output.
-    fn output_places(&self) -> HashMap<Value, OutputReg> {
+    fn output_places(&mut self) -> HashMap<Value, OutputReg> {
         let mut out = HashMap::default();
+        // A scalar returned splat (`vec4(s)`) that a lane-wise instruction (its sources read
+        // replicated) or a dot product computes: straight into every lane of its output, in
+        // one write (as Flash wants the colour output written).
+        for (k, v, d) in driver::returned_splat(self.lo.f, &self.lo.uses, &self.regions) {
+            let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
+                continue;
+            };
+            let fits = matches!(
+                d.op,
+                Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Min | Op::Max | Op::Dot(3 | 4)
+            );
+            if fits && slot.mask.bits().count_ones() > 1 && !self.fused.contains(&v) {
+                out.insert(v, slot);
+                self.splat_outputs.insert(v);
+            }
+        }
         for (k, v, def) in returned_once(self.lo.f, &self.m.outputs, &self.lo.uses, &self.regions) {
             let Some(Some(slot)) = self.iface.outputs.get(k).copied() else {
                 continue;
@@ -1109,8 +1129,13 @@ impl Selector<'_> {
             _ => (binary_opcode(op), x, y),
         };
         let (lane, count) = self.target_lanes(r);
-        let a = self.src(&x, lanewise(lane, count));
-        let b = self.src(&y, lanewise(lane, count));
+        let positions = if self.splat_outputs.contains(&r) {
+            REPLICATED
+        } else {
+            lanewise(lane, count)
+        };
+        let a = self.src(&x, positions);
+        let b = self.src(&y, positions);
         let dst = self.commit(r, None);
         self.emit(VInst::Alu {
             op: opcode,

@@ -26,7 +26,7 @@ use machine::inst::VInst as _;
 use mir::hash::{HashMap, HashSet};
 
 use machine::lower::{self, Lower};
-use machine::select::{self as driver, Chain, Hooks, Placement, returned_once, runs_once};
+use machine::select::{self as driver, Chain, Hooks, Placement, returned_once};
 use machine::vcode::VCode;
 use mir::func::{BlockId, Function, Value, ValueDef};
 use mir::inst::{CmpOp as MirCmp, Op};
@@ -382,42 +382,25 @@ impl Selector<'_> {
         // A scalar returned splat (`vec4(s)`), computed once by an instruction that can
         // write it to every lane (lane-wise, its sources broadcast, or a dot product):
         // straight into the whole output, with no copy after.
-        let returned = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
-            mir::Terminator::Return(values) => Some(values),
-            _ => None,
-        });
-        for (k, v) in returned.into_iter().flatten().enumerate() {
+        for (k, v, d) in driver::returned_splat(f, &self.lo.uses, &regions) {
             let Some(Some(slot)) = self.outputs.get(k) else {
                 continue;
             };
-            let splat = (0..4).all(|l| v.swizzle.lane(l) == v.swizzle.lane(0));
-            let fits = f.def_inst(v.value).is_some_and(|d| {
-                matches!(
-                    d.op,
-                    Op::Add
-                        | Op::Sub
-                        | Op::Mul
-                        | Op::Mad
-                        | Op::Min
-                        | Op::Max
-                        | Op::Mov
-                        | Op::Floor
-                        | Op::Dot(_)
-                        | Op::Dph
-                )
-            });
-            if splat
-                && fits
-                && !v.neg
-                && !v.abs
-                && v.swizzle.lane(0) == 0
-                && slot.mask.bits().count_ones() > 1
-                && f.ty(v.value).lanes == 1
-                && self.lo.uses.get(&v.value) == Some(&1)
-                && writes(f, v.value)
-                && runs_once(f, &regions, v.value)
-            {
-                out.insert(v.value, *slot);
+            let fits = matches!(
+                d.op,
+                Op::Add
+                    | Op::Sub
+                    | Op::Mul
+                    | Op::Mad
+                    | Op::Min
+                    | Op::Max
+                    | Op::Mov
+                    | Op::Floor
+                    | Op::Dot(_)
+                    | Op::Dph
+            );
+            if fits && slot.mask.bits().count_ones() > 1 {
+                out.insert(v, *slot);
             }
         }
         out.extend(self.merged_output_places(&regions));
