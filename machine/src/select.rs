@@ -355,6 +355,51 @@ pub fn returned_splat<'f>(
         .collect()
 }
 
+/// The vector construct `c` (arguments `args`) can keep lanes of where they are: one whose
+/// lane `i` feeds the construct's lane `i` unmodified, from lane `from` on, held in a
+/// temporary of its own (not `taken` by another place, not placed in this block), and
+/// defined before the construct's first piece (`first_piece`, a position in the block;
+/// `here`: where the block's results are defined). Of several, the one that keeps the
+/// most lanes. The construct is then written into that vector's register (its chain starts
+/// with it), with no move for the lanes kept.
+pub fn kept_base<I, O, X: Copy, K>(
+    lo: &Lower<'_, I, O, X, K>,
+    c: Value,
+    args: &[Operand],
+    from: usize,
+    first_piece: usize,
+    here: &HashMap<Value, usize>,
+    taken: impl Fn(Value) -> bool,
+) -> Option<Value> {
+    let f = lo.f;
+    let in_place = |k: usize, x: &Operand| !x.neg && !x.abs && x.swizzle.lane(0) == k as u8;
+    let mut best: Option<(Value, usize)> = None;
+    for (l, a) in args.iter().enumerate().skip(from) {
+        if lo.in_chain(a.value, c) || !in_place(l, a) || f.ty(a.value).lanes <= l as u8 {
+            continue;
+        }
+        let own = match f.values[a.value].def {
+            ValueDef::Param(..) => true,
+            ValueDef::Inst(_, _) => {
+                is_temporary(f, a.value) && !taken(a.value) && !lo.places.contains_key(&a.value)
+            }
+        };
+        let before = here.get(&a.value).is_none_or(|&p| p < first_piece);
+        if !own || !before {
+            continue;
+        }
+        let count = args
+            .iter()
+            .enumerate()
+            .filter(|(k, x)| x.value == a.value && in_place(*k, x))
+            .count();
+        if best.is_none_or(|(_, n)| count > n) {
+            best = Some((a.value, count));
+        }
+    }
+    best.map(|(v, _)| v)
+}
+
 /// A construct, for [`construct_lanes`].
 #[derive(Clone, Copy, Debug)]
 pub struct Construct<'a> {

@@ -28,7 +28,6 @@ use machine::lower::{self, Lower};
 use machine::select::{self as driver, Chain, Hooks, Placement, returned_once};
 use machine::vcode::VCode;
 use mir::Diagnostic;
-use mir::analysis::liveness::is_temporary;
 use mir::analysis::regions::Regions;
 use mir::func::{BlockId, Function, Structure, Terminator, Value, ValueDef};
 use mir::inst::{CmpOp, Op, SampleKind};
@@ -336,7 +335,9 @@ impl<'a> Placement<'a> for Selector<'a> {
             .min()
             .unwrap_or(usize::MAX);
         // A vector whose lanes the construct keeps where they are starts the chain.
-        let base = self.base_of(c, args, matrix_lanes, first_piece, here);
+        let base = driver::kept_base(&self.lo, c, args, matrix_lanes, first_piece, here, |v| {
+            self.fused.contains(&v)
+        });
         let rest = self.groups(c, args, base).len();
         if base.is_none() {
             self.adopt_output_construct(c, args.len(), rest);
@@ -375,52 +376,6 @@ impl Selector<'_> {
     // --------------------------------------------------------------------------------------
     // Placement.
     // --------------------------------------------------------------------------------------
-
-    /// The vector a construct keeps lanes of, in place (see the module comment): one whose
-    /// lane i feeds the construct's lane i unmodified, held in a temporary of its own and
-    /// defined before the construct's first piece.
-    fn base_of(
-        &self,
-        c: Value,
-        args: &[mir::Operand],
-        from: usize,
-        first_piece: usize,
-        here: &HashMap<Value, usize>,
-    ) -> Option<Value> {
-        let f = self.lo.f;
-        let mut best: Option<(Value, usize)> = None;
-        for (l, a) in args.iter().enumerate().skip(from) {
-            if self.lo.in_chain(a.value, c) {
-                continue;
-            }
-            if a.neg || a.abs || a.swizzle.lane(0) != l as u8 || f.ty(a.value).lanes <= l as u8 {
-                continue;
-            }
-            let own = match f.values[a.value].def {
-                ValueDef::Param(..) => true,
-                ValueDef::Inst(_, _) => {
-                    is_temporary(f, a.value)
-                        && !self.fused.contains(&a.value)
-                        && !self.lo.places.contains_key(&a.value)
-                }
-            };
-            let before = here.get(&a.value).is_none_or(|&p| p < first_piece);
-            if !own || !before {
-                continue;
-            }
-            let count = args
-                .iter()
-                .enumerate()
-                .filter(|(k, x)| {
-                    x.value == a.value && !x.neg && !x.abs && x.swizzle.lane(0) == *k as u8
-                })
-                .count();
-            if best.is_none_or(|(_, n)| count > n) {
-                best = Some((a.value, count));
-            }
-        }
-        best.map(|(v, _)| v)
-    }
 
     /// Two rows of a matrix product returned to an output that is written in all four lanes
     /// (a `vec2` varying): one `m44` into the output (see `matrix::plan_padded`), when the

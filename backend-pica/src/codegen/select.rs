@@ -92,6 +92,7 @@ pub fn select(
         lane: 0,
         shift_count: 1,
         merged_outputs: HashSet::default(),
+        kept: HashMap::default(),
         mad_descriptors: Vec::new(),
     };
     s.lo.outputs_at = s.output_places();
@@ -149,6 +150,9 @@ struct Selector<'a> {
     /// Block parameters returned as outputs whose incoming values are all computed straight
     /// into the output: not passed in a register.
     merged_outputs: HashSet<Value>,
+    /// The current block's constructs written into the register of a vector whose lanes
+    /// they keep in place, with that vector.
+    kept: HashMap<Value, Value>,
 }
 
 /// Where a value is computed, when not into a register of its own: a construct's lanes, or
@@ -172,14 +176,39 @@ impl<'a> Placement<'a> for Selector<'a> {
         &mut self,
         c: Value,
         args: &[mir::Operand],
-        _placed: &[(Value, u8, u8)],
-        _here: &HashMap<Value, usize>,
+        placed: &[(Value, u8, u8)],
+        here: &HashMap<Value, usize>,
     ) -> Chain<Option<u8>> {
-        Chain {
-            prev: None,
-            left: self.groups(c, args).len(),
-            extra: self.lo.output(c).map(|o| o.reg),
+        let output = self.lo.output(c).map(|o| o.reg);
+        // A vector whose lanes the construct keeps where they are starts the chain (not for
+        // a construct written to an output register, which has no lanes to keep).
+        let first_piece = placed
+            .iter()
+            .map(|(v, ..)| here[v])
+            .min()
+            .unwrap_or(usize::MAX);
+        // Only one the construct alone reads: the construct overwrites its register, so one
+        // read later would need a copy, which is the move the construct saves.
+        let uses = &self.lo.uses;
+        let read_elsewhere =
+            |v: Value| uses.get(&v).copied() != Some(args.iter().filter(|a| a.value == v).count());
+        let base = output
+            .is_none()
+            .then(|| driver::kept_base(&self.lo, c, args, 0, first_piece, here, read_elsewhere))
+            .flatten();
+        if let Some(b) = base {
+            self.kept.insert(c, b);
         }
+        Chain {
+            prev: base.map(|v| self.lo.vreg(v)),
+            left: self.groups(c, args).len(),
+            extra: output,
+        }
+    }
+
+    fn unpacked(&self, exclude: &mut HashSet<Value>) {
+        // Vectors kept in place hold a register of their own.
+        exclude.extend(self.kept.values().copied());
     }
 
     fn packable(op: Op, lanes: u8) -> bool {
@@ -230,6 +259,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     fn start_block(&mut self) {
         self.a0 = [None; 2];
         self.abs.clear();
+        self.kept.clear();
     }
 
     fn block(&mut self, b: BlockId) {
@@ -1072,6 +1102,11 @@ impl Selector<'_> {
             .map_or(4, |o| o.mask.bits().count_ones() as usize);
         for (l, a) in args.iter().enumerate().take(carried) {
             if self.lo.in_chain(a.value, c) {
+                continue;
+            }
+            // A lane of the vector the construct keeps in place.
+            let kept = self.kept.get(&c) == Some(&a.value);
+            if kept && !a.neg && !a.abs && a.swizzle.lane(0) == l as u8 {
                 continue;
             }
             let constant = matches!(
