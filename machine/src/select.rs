@@ -286,6 +286,18 @@ pub fn runs_once(f: &Function, regions: &Regions, v: Value) -> bool {
     }
 }
 
+/// What the program returns (the operands of its return; none for a function that only
+/// discards).
+fn returned(f: &Function) -> &[Operand] {
+    f.layout
+        .iter()
+        .find_map(|&b| match &f.blocks[b].term {
+            Terminator::Return(values) => Some(values.as_slice()),
+            _ => None,
+        })
+        .unwrap_or(&[])
+}
+
 /// The values the program's return alone reads, whole and unmodified (with the lanes of
 /// their output among `outputs`: a vec3 read as a vec4 output is not whole), computed by an
 /// instruction in a block that runs once: each with the index of the output it is, and the
@@ -297,13 +309,7 @@ pub fn returned_once<'f>(
     uses: &HashMap<Value, usize>,
     regions: &Regions,
 ) -> Vec<(usize, Operand, &'f Inst)> {
-    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
-        Terminator::Return(values) => Some(values),
-        _ => None,
-    }) else {
-        return Vec::new();
-    };
-    values
+    returned(f)
         .iter()
         .enumerate()
         .filter_map(|(k, v)| {
@@ -331,13 +337,7 @@ pub fn returned_splat<'f>(
     uses: &HashMap<Value, usize>,
     regions: &Regions,
 ) -> Vec<(usize, Value, &'f Inst)> {
-    let Some(values) = f.layout.iter().find_map(|&b| match &f.blocks[b].term {
-        Terminator::Return(values) => Some(values),
-        _ => None,
-    }) else {
-        return Vec::new();
-    };
-    values
+    returned(f)
         .iter()
         .enumerate()
         .filter_map(|(k, v)| {
@@ -358,20 +358,24 @@ pub fn returned_splat<'f>(
 /// The vector construct `c` (arguments `args`) can keep lanes of where they are: one whose
 /// lane `i` feeds the construct's lane `i` unmodified, from lane `from` on, held in a
 /// temporary of its own (not `taken` by another place, not placed in this block), and
-/// defined before the construct's first piece (`first_piece`, a position in the block;
-/// `here`: where the block's results are defined). Of several, the one that keeps the
-/// most lanes. The construct is then written into that vector's register (its chain starts
+/// defined before the first of the values `placed` in the construct's lanes (`here`: where
+/// the block's results are defined). Of several, the one that keeps the most lanes. The construct is then written into that vector's register (its chain starts
 /// with it), with no move for the lanes kept.
 pub fn kept_base<I, O, X: Copy, K>(
     lo: &Lower<'_, I, O, X, K>,
     c: Value,
     args: &[Operand],
     from: usize,
-    first_piece: usize,
+    placed: &[(Value, u8, u8)],
     here: &HashMap<Value, usize>,
     taken: impl Fn(Value) -> bool,
 ) -> Option<Value> {
     let f = lo.f;
+    let first_piece = placed
+        .iter()
+        .filter_map(|(v, ..)| here.get(v).copied())
+        .min()
+        .unwrap_or(usize::MAX);
     let in_place = |k: usize, x: &Operand| !x.neg && !x.abs && x.swizzle.lane(0) == k as u8;
     let mut best: Option<(Value, usize)> = None;
     for (l, a) in args.iter().enumerate().skip(from) {

@@ -329,13 +329,8 @@ impl<'a> Placement<'a> for Selector<'a> {
         here: &HashMap<Value, usize>,
     ) -> Chain<Option<Value>> {
         let matrix_lanes = self.first_lane(c);
-        let first_piece = placed
-            .iter()
-            .map(|(v, ..)| here[v])
-            .min()
-            .unwrap_or(usize::MAX);
         // A vector whose lanes the construct keeps where they are starts the chain.
-        let base = driver::kept_base(&self.lo, c, args, matrix_lanes, first_piece, here, |v| {
+        let base = driver::kept_base(&self.lo, c, args, matrix_lanes, placed, here, |v| {
             self.fused.contains(&v)
         });
         let rest = self.groups(c, args, base).len();

@@ -182,11 +182,6 @@ impl<'a> Placement<'a> for Selector<'a> {
         let output = self.lo.output(c).map(|o| o.reg);
         // A vector whose lanes the construct keeps where they are starts the chain (not for
         // a construct written to an output register, which has no lanes to keep).
-        let first_piece = placed
-            .iter()
-            .map(|(v, ..)| here[v])
-            .min()
-            .unwrap_or(usize::MAX);
         // Only one the construct alone reads: the construct overwrites its register, so one
         // read later would need a copy, which is the move the construct saves.
         let uses = &self.lo.uses;
@@ -194,7 +189,7 @@ impl<'a> Placement<'a> for Selector<'a> {
             |v: Value| uses.get(&v).copied() != Some(args.iter().filter(|a| a.value == v).count());
         let base = output
             .is_none()
-            .then(|| driver::kept_base(&self.lo, c, args, 0, first_piece, here, read_elsewhere))
+            .then(|| driver::kept_base(&self.lo, c, args, 0, placed, here, read_elsewhere))
             .flatten();
         if let Some(b) = base {
             self.kept.insert(c, b);
