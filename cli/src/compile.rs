@@ -341,8 +341,9 @@ impl Lowered {
     }
 }
 
-/// The stage of the entry point `options` choose in `source`.
-pub(crate) fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, Error> {
+/// The stage of the entry point `options` choose in `source` (what a tool asks before it
+/// picks a target or pairs two shaders).
+pub fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, Error> {
     lower(source, options).map(|l| l.stage)
 }
 

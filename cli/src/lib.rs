@@ -4,13 +4,13 @@
 //! `Program3D.upload`, with a reflection saying which constant registers to fill).
 //!
 //! - [`compile`] takes a [`Source`] (SPIR-V binary or assembly text; GLSL and WGSL with the
-//!   `glsl` and `wgsl` features) and [`Options`] and gives a [`Compiled`] program: bytes,
-//!   listing and [`Reflection`], or an [`Error`] that renders the same diagnostic as the
-//!   command-line compilers. Nothing in the library prints, exits or panics on bad input.
+//!   `glsl` and `wgsl` features, on by default) and [`Options`] and gives a [`Compiled`]
+//!   program: bytes, listing and [`Reflection`], or an [`Error`] that renders the same
+//!   diagnostic as the command-line compilers. Nothing in the library prints, exits or panics on bad input.
 //! - [`build::Shaders`] does it from a build script, writing the programs into `OUT_DIR`
 //!   and a Rust module with a constant per uniform.
-//! - The `spv2pica` and `spv2agal` binaries (feature `cli`, on by default) are thin
-//!   wrappers over this API.
+//! - The `spv2pica`, `spv2agal` and `spv2retro` binaries (the `spv2retro-cli` package) are
+//!   thin wrappers over this API.
 //!
 //! ```
 //! use spv2retro::{Options, Profile, Source, Stage, compile};
@@ -58,16 +58,10 @@ mod error;
 mod naga_input;
 pub mod picasso;
 pub mod rules;
-#[cfg(feature = "playground")]
-pub mod serve;
-
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod cli;
 
 pub use compile::{
     Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
-    compile_pair, mir_text, mir_text_after, pipeline_text,
+    compile_pair, mir_text, mir_text_after, pipeline_text, stage_of,
 };
 pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
 

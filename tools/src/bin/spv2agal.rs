@@ -3,16 +3,16 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use spv2retro::cli::args::{AgalEmit, Common};
-use spv2retro::cli::driver::{self, Agal, Target};
 use spv2retro::{Profile, SamplerFlags, Stage};
+use spv2retro_cli::args::{AgalEmit, Common};
+use spv2retro_cli::driver::{self, Agal, Target};
 
 /// Compile a SPIR-V vertex or fragment shader to AGAL bytecode for Stage3D.
 #[derive(Parser, Debug)]
 #[command(
     name = "spv2agal",
     version,
-    after_help = spv2retro::exit_status_help!()
+    after_help = spv2retro_cli::exit_status_help!()
 )]
 struct Cli {
     /// The shader: a SPIR-V binary (`.spv`, either byte order), SPIR-V assembly text

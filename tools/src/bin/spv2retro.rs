@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use spv2retro::cli::driver::{self, Failure};
-use spv2retro::cli::tools::{self, Build, PreviewArgs, TargetName};
 use spv2retro::{Profile, Stage};
+use spv2retro_cli::driver::{self, Failure};
+use spv2retro_cli::tools::{self, Build, PreviewArgs, TargetName};
 
 /// See a compiled shader run: in the PICA200 and AGAL simulators, as a picture, or in the
 /// playground page.
@@ -15,7 +15,7 @@ use spv2retro::{Profile, Stage};
 #[command(
     name = "spv2retro",
     version,
-    after_help = spv2retro::exit_status_help!()
+    after_help = spv2retro_cli::exit_status_help!()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -149,7 +149,9 @@ fn run() -> ExitCode {
                 &v,
             )
         }),
-        Command::Serve { port } => spv2retro::serve::serve(*port),
+        Command::Serve { port } => {
+            spv2retro_playground::serve(*port).map_err(|e| Failure::Other(anyhow::anyhow!(e)))
+        }
     };
     driver::report("spv2retro", outcome)
 }

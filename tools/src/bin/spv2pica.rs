@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgAction, Parser};
-use spv2retro::cli::args::{Common, Pica};
-use spv2retro::cli::driver::{self, Target};
+use spv2retro_cli::args::{Common, Pica};
+use spv2retro_cli::driver::{self, Target};
 
 /// Compile a vertex or geometry shader (SPIR-V, SPIR-V assembly, GLSL or WGSL) to a PICA200 program
 /// (.shbin) for the Nintendo 3DS; or assemble and link picasso sources, as picasso does,
@@ -20,7 +20,7 @@ use spv2retro::cli::driver::{self, Target};
         "picasso's command line works unchanged: `spv2pica -o out.shbin [-h out.h] [-n] \
          a.v.pica [b.g.pica …]` writes the same bytes and header picasso 2.7.1 writes. Inputs \
          may mix picasso sources and shaders; each makes one DVLE, in order.\n\n",
-        spv2retro::exit_status_help!()
+        spv2retro_cli::exit_status_help!()
     )
 )]
 struct Cli {

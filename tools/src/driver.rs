@@ -1,15 +1,15 @@
-//! The run of one invocation: read → [`crate::compile`] (or [`crate::mir_text`]) → write.
+//! The run of one invocation: read → [`spv2retro::compile`] (or [`spv2retro::mir_text`]) →
+//! write.
 //! Errors in the input come back as rendered diagnostics; the binaries print them and exit
 //! with status 1.
 
 use std::io::Read;
 use std::path::Path;
 
-use crate::Stage;
 use anyhow::{Context, anyhow};
+use spv2retro::{Compiled, Options, Source, Stage};
 
-use crate::cli::args::{AgalEmit, Common, Pica, PicaEmit};
-use crate::{Compiled, Options, Source};
+use crate::args::{AgalEmit, Common, Pica, PicaEmit};
 
 /// The target a binary compiles for, with its own options.
 #[derive(Clone, Debug)]
@@ -26,9 +26,9 @@ pub struct Agal {
     /// What to write.
     pub emit: AgalEmit,
     /// The Stage3D profile.
-    pub profile: crate::Profile,
+    pub profile: spv2retro::Profile,
     /// Sampler flags by binding.
-    pub samplers: Vec<crate::SamplerFlags>,
+    pub samplers: Vec<spv2retro::SamplerFlags>,
     /// The other stage's shader (SPIR-V) or program (`.agal`), to check that the varyings
     /// agree.
     pub link: Option<std::path::PathBuf>,
@@ -71,8 +71,8 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-impl From<crate::Error> for Failure {
-    fn from(e: crate::Error) -> Self {
+impl From<spv2retro::Error> for Failure {
+    fn from(e: spv2retro::Error) -> Self {
         Failure::Rejected(format!("{e}\n"))
     }
 }
@@ -107,7 +107,10 @@ pub(crate) fn source<'a>(
 
 /// Prints the pass pipeline of `target` (`--print-pipeline`).
 pub fn print_pipeline(common: &Common, target: &Target) -> Result<(), Failure> {
-    print!("{}", crate::pipeline_text(&target.options(common, None)));
+    print!(
+        "{}",
+        spv2retro::pipeline_text(&target.options(common, None))
+    );
     Ok(())
 }
 
@@ -140,8 +143,8 @@ pub fn run(
     }
     if emits_mir {
         let text = match &common.after {
-            Some(step) => crate::mir_text_after(source, &options, step)?,
-            None => crate::mir_text(source, &options)?,
+            Some(step) => spv2retro::mir_text_after(source, &options, step)?,
+            None => spv2retro::mir_text(source, &options)?,
         };
         if common.check {
             return Ok(());
@@ -162,7 +165,7 @@ pub fn run(
                 )));
             }
             let other_bytes = read_input(other)?;
-            let mine = crate::compile::stage_of(source, &options)?;
+            let mine = spv2retro::stage_of(source, &options)?;
             let theirs = if mine == Stage::Vertex {
                 Stage::Fragment
             } else {
@@ -172,9 +175,9 @@ pub fn run(
             let mut pair_options = options.clone();
             pair_options.stage = None;
             let (v, f) = if mine == Stage::Vertex {
-                crate::compile_pair(source, other_source, &pair_options)?
+                spv2retro::compile_pair(source, other_source, &pair_options)?
             } else {
-                crate::compile_pair(other_source, source, &pair_options)?
+                spv2retro::compile_pair(other_source, source, &pair_options)?
             };
             let (program, other_program) = if mine == Stage::Vertex {
                 (v, f)
@@ -184,7 +187,7 @@ pub fn run(
             eprint!("{}", other_program.rendered_warnings());
             program
         }
-        _ => crate::compile(source, &options)?,
+        _ => spv2retro::compile(source, &options)?,
     };
     // Warnings go to stderr and do not change the exit status.
     eprint!("{}", program.rendered_warnings());
@@ -253,16 +256,16 @@ pub fn link_pica(
             let text = std::str::from_utf8(bytes).map_err(|e| {
                 Failure::Rejected(format!("{shown}: error: the text is not UTF-8: {e}\n"))
             })?;
-            crate::picasso::Input::picasso(shown, text)
+            spv2retro::picasso::Input::picasso(shown, text)
         } else {
-            crate::picasso::Input::Shader(source(path, bytes, shown, Some(Stage::Vertex))?)
+            spv2retro::picasso::Input::Shader(source(path, bytes, shown, Some(Stage::Vertex))?)
         });
     }
     let mut options = Options::pica();
     options.semantics = pica.semantics.clone();
     options.entry = common.entry.clone();
     options.defines = common.defines.clone();
-    let linked = crate::picasso::link(&linked_inputs, &options, padding_nops)?;
+    let linked = spv2retro::picasso::link(&linked_inputs, &options, padding_nops)?;
     eprint!("{}", linked.warnings);
     let compiled: Vec<&Compiled> = linked
         .shaders
@@ -359,7 +362,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
     } else {
         Stage::Vertex
     });
-    let compiled = crate::compile(
+    let compiled = spv2retro::compile(
         source(other, &bytes, &shown, other_options.stage)?,
         &other_options,
     )?;
@@ -369,7 +372,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
     } else {
         (&compiled, program)
     };
-    Ok(crate::check_link(v, f, &shown)?)
+    Ok(spv2retro::check_link(v, f, &shown)?)
 }
 
 /// `spv2agal FILE.agalasm`: AGALMiniAssembler text, assembled for the profile's AGAL version
@@ -476,7 +479,7 @@ fn flash_errors(shown: &str, errors: &[backend_agal::validate::Error]) -> String
 
 /// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.
 /// Prints a summary on success; each broken rule with Flash's error number otherwise.
-pub fn validate_agal(input: &Path, profile: crate::Profile) -> Result<(), Failure> {
+pub fn validate_agal(input: &Path, profile: spv2retro::Profile) -> Result<(), Failure> {
     let shown = display_name(input);
     let bytes = read_input(input)?;
     match backend_agal::validate(&bytes, profile) {

@@ -18,8 +18,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cli::driver::Failure;
-
 /// The largest request body.
 pub const MAX_BODY: usize = 256 * 1024;
 /// The largest request head (request line and headers).
@@ -293,12 +291,54 @@ impl Server {
     }
 }
 
-/// `spv2retro serve --port PORT`: prints the address, then serves until stopped.
-pub fn serve(port: u16) -> Result<(), Failure> {
-    let server = Server::bind(port)
-        .map_err(|e| Failure::Other(anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+/// `spv2retro serve --port PORT`: prints the address, then serves until stopped. The error
+/// says why it cannot listen (`cannot listen on 127.0.0.1:PORT: …`).
+pub fn serve(port: u16) -> Result<(), String> {
+    let server =
+        Server::bind(port).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     println!("spv2retro playground: http://127.0.0.1:{}/", server.port());
     let _ = std::io::stdout().flush();
     server.run();
     Ok(())
+}
+
+/// The run's result as JSON (numbers that are not finite as strings, as the reflection
+/// spells them).
+pub fn outputs_json(o: &preview::Outputs) -> serde_json::Value {
+    use serde_json::json;
+    let list = |vs: &[preview::Value]| -> serde_json::Value {
+        vs.iter()
+            .map(|v| {
+                json!({
+                    "name": v.name,
+                    "register": v.register,
+                    "value": v.value.iter().map(|&f| machine::reflect::json_number(f)).collect::<Vec<_>>(),
+                })
+            })
+            .collect()
+    };
+    json!({
+        "inputs": list(&o.inputs),
+        "outputs": list(&o.outputs),
+        "discarded": o.discarded,
+        "emitted": o.emitted.iter().map(|e| json!({
+            "vertex": e.vertex,
+            "primitive": e.primitive,
+            "winding": e.winding,
+            "outputs": list(&e.outputs),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `WxH`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}`: expected WxH, such as 256x256"))?;
+    let w: u32 = w.parse().map_err(|_| format!("`{w}` is not a width"))?;
+    let h: u32 = h.parse().map_err(|_| format!("`{h}` is not a height"))?;
+    if w == 0 || h == 0 || w > 4096 || h > 4096 {
+        return Err(format!("{w}x{h}: sizes are 1x1 to 4096x4096"));
+    }
+    Ok((w, h))
 }

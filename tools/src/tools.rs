@@ -6,8 +6,10 @@ use std::path::Path;
 
 use anyhow::anyhow;
 
-use super::driver::{Failure, read_input, source, write_file};
-use crate::{Compiled, Options, Profile, Stage, Target, compile};
+use spv2retro::{Compiled, Options, Profile, Stage, Target, compile};
+pub use spv2retro_playground::{outputs_json, parse_size};
+
+use crate::driver::{Failure, read_input, source, write_file};
 
 /// Which machine, when the user says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -38,7 +40,7 @@ pub fn compile_file(path: &Path, build: &Build) -> Result<Compiled, Failure> {
     let src = source(path, &bytes, &shown, build.stage)?;
     let stage = match build.stage {
         Some(s) => Some(s),
-        None => crate::compile::stage_of(src, &Options::agal(build.profile)).ok(),
+        None => spv2retro::stage_of(src, &Options::agal(build.profile)).ok(),
     };
     let target = match build.target {
         Some(TargetName::Agal) => Target::Agal,
@@ -122,34 +124,6 @@ fn lanes(v: &[f32; 4]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     )
-}
-
-/// The run's result as JSON (numbers that are not finite as strings, as the reflection
-/// spells them).
-pub fn outputs_json(o: &preview::Outputs) -> serde_json::Value {
-    use serde_json::json;
-    let list = |vs: &[preview::Value]| -> serde_json::Value {
-        vs.iter()
-            .map(|v| {
-                json!({
-                    "name": v.name,
-                    "register": v.register,
-                    "value": v.value.iter().map(|&f| machine::reflect::json_number(f)).collect::<Vec<_>>(),
-                })
-            })
-            .collect()
-    };
-    json!({
-        "inputs": list(&o.inputs),
-        "outputs": list(&o.outputs),
-        "discarded": o.discarded,
-        "emitted": o.emitted.iter().map(|e| json!({
-            "vertex": e.vertex,
-            "primitive": e.primitive,
-            "winding": e.winding,
-            "outputs": list(&e.outputs),
-        })).collect::<Vec<_>>(),
-    })
 }
 
 /// `spv2retro run`: prints every output by name (JSON with `json`).
@@ -251,7 +225,7 @@ pub fn preview(
         let bytes = read_input(second)?;
         let shown = second.display().to_string();
         let src = source(second, &bytes, &shown, None)?;
-        crate::compile::stage_of(src, &Options::pica()).ok() == Some(Stage::Geometry)
+        spv2retro::stage_of(src, &Options::pica()).ok() == Some(Stage::Geometry)
     };
     if geometry_pair {
         let inputs: Vec<(std::path::PathBuf, Vec<u8>)> = args
@@ -265,11 +239,13 @@ pub fn preview(
             .collect();
         let mut sources = Vec::new();
         for ((p, bytes), name) in inputs.iter().zip(&names) {
-            sources.push(crate::picasso::Input::Shader(source(p, bytes, name, None)?));
+            sources.push(spv2retro::picasso::Input::Shader(source(
+                p, bytes, name, None,
+            )?));
         }
         let mut options = Options::pica();
         options.defines = build.defines.clone();
-        let linked = crate::picasso::link(&sources, &options, true)?;
+        let linked = spv2retro::picasso::link(&sources, &options, true)?;
         eprint!("{}", linked.warnings);
         for s in linked.shaders {
             compiled.extend(s.compiled);
@@ -384,17 +360,4 @@ fn values_for(values: &preview::Values, c: &Compiled) -> preview::Values {
             .collect(),
         textures: values.textures.clone(),
     }
-}
-
-/// `WxH`.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{s}`: expected WxH, such as 256x256"))?;
-    let w: u32 = w.parse().map_err(|_| format!("`{w}` is not a width"))?;
-    let h: u32 = h.parse().map_err(|_| format!("`{h}` is not a height"))?;
-    if w == 0 || h == 0 || w > 4096 || h > 4096 {
-        return Err(format!("{w}x{h}: sizes are 1x1 to 4096x4096"));
-    }
-    Ok((w, h))
 }

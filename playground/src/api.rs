@@ -22,8 +22,8 @@ use machine::reflect::{InputInfo, OutputInfo, Reflection, Stats, UniformInfo};
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 
-use crate::picasso::{Input, link};
-use crate::{Options, Profile, Source, Stage};
+use spv2retro::picasso::{Input, link};
+use spv2retro::{Options, Profile, Source, Stage};
 
 /// A request to any endpoint.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -169,7 +169,7 @@ fn build(r: &Request) -> Result<Built, Vec<Json>> {
                 Options::pica()
             };
             options.stage = Some(stage);
-            let c = crate::compile(source, &options)
+            let c = spv2retro::compile(source, &options)
                 .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
             Ok(Built {
                 source_lines: c.source_lines,
@@ -445,7 +445,7 @@ pub fn run(r: &Request) -> Json {
     };
     match preview::run(program, &values(r)) {
         Ok(out) => {
-            let mut j = crate::cli::tools::outputs_json(&out);
+            let mut j = crate::outputs_json(&out);
             j["ok"] = json!(true);
             j["diagnostics"] = json!(b.warnings);
             j
@@ -463,7 +463,7 @@ pub fn preview(r: &Request) -> Json {
         Ok(b) => b,
         Err(d) => return failed(d),
     };
-    let (w, h) = match crate::cli::tools::parse_size(r.size.as_deref().unwrap_or("256x256")) {
+    let (w, h) = match crate::parse_size(r.size.as_deref().unwrap_or("256x256")) {
         Ok((w, h)) if w <= MAX_PREVIEW && h <= MAX_PREVIEW => (w, h),
         Ok((w, h)) => {
             return failed(vec![diagnostic(
