@@ -49,10 +49,10 @@ mirs="$here/corpus/mir_read"
 mkdir -p "$mirs"
 root="$here/.."
 for f in "$root"/tests/fixtures/glsl/*.vert.spv; do
-    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro --bin spv2pica -- "$f" --emit mir -o "$mirs/$(basename "$f").pica.mir" 2>/dev/null || true
+    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro-cli --bin spv2pica -- "$f" --emit mir -o "$mirs/$(basename "$f").pica.mir" 2>/dev/null || true
 done
 for f in "$root"/tests/fixtures/glsl/*.frag.spv; do
-    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro --bin spv2agal -- "$f" --profile standard --emit mir -o "$mirs/$(basename "$f").agal.mir" 2>/dev/null || true
+    cargo run -q --manifest-path "$root/Cargo.toml" -p spv2retro-cli --bin spv2agal -- "$f" --profile standard --emit mir -o "$mirs/$(basename "$f").agal.mir" 2>/dev/null || true
 done
 for f in "$root"/mir/filetests/*.mir; do
     sed '/^; expect:/,$d' "$f" > "$mirs/filetest_$(basename "$f")"
