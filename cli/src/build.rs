@@ -517,6 +517,7 @@ fn agal_text(path: &Path, options: &Options) -> Result<Made, Error> {
 }
 
 /// The library's source for a shader file.
+#[cfg_attr(not(feature = "glsl"), allow(unused_variables))]
 fn source<'a>(
     shown: &'a str,
     bytes: &'a [u8],

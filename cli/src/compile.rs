@@ -156,6 +156,7 @@ pub struct Options {
     pub defines: Vec<(String, String)>,
     /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
     /// fragment shader's take.
+    #[cfg_attr(not(feature = "glsl"), allow(dead_code))]
     varyings: Option<Vec<(String, u32)>>,
     /// PICA200 geometry program: the output registers of the vertex program it follows.
     pub(crate) geometry_layout: Option<backend_pica::codegen::geometry::Layout>,
@@ -357,9 +358,9 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut renames = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut line_map = None;
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut, unused_variables))]
     let mut bool_uniforms: Vec<String> = Vec::new();
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut, unused_variables))]
     let mut row_major: Vec<String> = Vec::new();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
