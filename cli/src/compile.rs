@@ -590,7 +590,7 @@ fn render_warnings(warnings: &Diagnostics, name: &str, text: Option<&str>) -> St
 /// The optimised MIR the back end for `options.target` starts from, printed (what
 /// `--emit mir` writes): for reading what the compiler made of a shader.
 pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> {
-    crate::error::guarded(source.name, || mir_text_unguarded(source, options))
+    crate::error::guarded(source.name, || mir_text_at(source, options, None))
 }
 
 /// [`mir_text`] after step `step` of the pipeline (its number or its name, as
@@ -642,10 +642,6 @@ pub fn pipeline_text(options: &Options) -> String {
 
 fn pica_pipeline() -> backend_pica::codegen::prepare::Pipeline {
     backend_pica::codegen::prepare::pipeline(backend_pica::codegen::prepare::Try::FIRST, None)
-}
-
-fn mir_text_unguarded(source: Source<'_>, options: &Options) -> Result<String, Error> {
-    mir_text_at(source, options, None)
 }
 
 fn mir_text_at(

@@ -70,6 +70,9 @@ pub struct Walk<'f> {
     /// The function.
     pub f: &'f Function,
     loops: Vec<Loop>,
+    /// A region went on past every block without reaching its end (a structure the MIR
+    /// verifier should have refused): its code is incomplete.
+    lost: bool,
 }
 
 impl<'f> Walk<'f> {
@@ -78,12 +81,16 @@ impl<'f> Walk<'f> {
         Walk {
             f,
             loops: Vec::new(),
+            lost: false,
         }
     }
 
-    /// Walks the whole function.
-    pub fn function<L: Layout>(&mut self, layout: &mut L) -> Exit {
-        self.region(layout, self.f.entry, None)
+    /// Walks the whole function; `None` when some region never reached its end, so that
+    /// the code laid out is incomplete (a bug: the instruction set reports it, rather than
+    /// write a program with code missing).
+    pub fn function<L: Layout>(&mut self, layout: &mut L) -> Option<Exit> {
+        let exit = self.region(layout, self.f.entry, None);
+        (!self.lost).then_some(exit)
     }
 
     /// The innermost loop being walked.
@@ -134,6 +141,7 @@ impl<'f> Walk<'f> {
                 None => return Exit::Return,
             }
         }
+        self.lost = true;
         Exit::Return
     }
 

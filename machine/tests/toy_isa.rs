@@ -490,7 +490,9 @@ fn compile(m: &mut Module, registers: usize, packing: Packing) -> Result<Compile
         out: Vec::new(),
         used: 0,
     };
-    Walk::new(&m.function).function(&mut layout);
+    Walk::new(&m.function)
+        .function(&mut layout)
+        .expect("every region reaches its end");
     Ok(Compiled {
         code: out,
         starts,
@@ -664,7 +666,17 @@ struct State<'a> {
     inputs: &'a [[f32; 4]],
 }
 
-impl State<'_> {
+impl<'a> State<'a> {
+    /// Zeroed registers and outputs.
+    fn new(c: &Compiled, inputs: &'a [[f32; 4]], outputs: usize) -> Self {
+        State {
+            r: vec![[0.0; 4]; c.registers.max(1)],
+            o: vec![[0.0; 4]; outputs],
+            flag: false,
+            inputs,
+        }
+    }
+
     fn read(&self, (reg, sw, neg, abs): (MReg, [u8; 4], bool, bool)) -> [f32; 4] {
         let v = match reg {
             MReg::R(n) => self.r[n],
@@ -720,12 +732,7 @@ impl State<'_> {
 
 /// Runs the toy's flat machine code on `inputs`; the outputs.
 fn run(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32; 4]> {
-    let mut st = State {
-        r: vec![[0.0; 4]; c.registers.max(1)],
-        o: vec![[0.0; 4]; outputs],
-        flag: false,
-        inputs,
-    };
+    let mut st = State::new(c, inputs, outputs);
     let mut pc = 0;
     for _ in 0..10_000 {
         match c.code[pc] {
@@ -768,12 +775,7 @@ fn run_structured(c: &Compiled, inputs: &[[f32; 4]], outputs: usize) -> Vec<[f32
         }
     }
     assert!(open.is_empty(), "every construct is closed");
-    let mut st = State {
-        r: vec![[0.0; 4]; c.registers.max(1)],
-        o: vec![[0.0; 4]; outputs],
-        flag: false,
-        inputs,
-    };
+    let mut st = State::new(c, inputs, outputs);
     let mut loops: Vec<usize> = Vec::new();
     let mut pc = 0;
     for _ in 0..10_000 {
@@ -1062,4 +1064,48 @@ b2(v4: vec4):
     );
     let c = check(&text, 8, Packing::WhenNeeded, &[&[A, B], &[B, A]]);
     assert_eq!(c.starts.len(), origins.len());
+}
+
+/// A cycle no loop declares (which the verifier refuses) never reaches an end: the walk says
+/// so instead of laying out code with a part missing.
+#[test]
+fn a_region_that_never_ends_is_reported() {
+    struct Blocks(usize);
+    impl Layout for Blocks {
+        type Items = ();
+        fn items(&mut self, _walk: &Walk<'_>, _origin: Origin) {
+            self.0 += 1;
+        }
+        fn branch(
+            &mut self,
+            _: &mut Walk<'_>,
+            _: BlockId,
+            _: BlockId,
+            _: BlockId,
+            _: (),
+        ) -> Option<BlockId> {
+            None
+        }
+        fn looped(&mut self, _walk: &mut Walk<'_>, _l: Loop) {}
+        fn end(&mut self, _b: BlockId) {}
+    }
+    let text = format!(
+        "{HEADER}
+fn main() -> (vec4) {{
+b0:
+  v0: vec4 = input 0
+  jump b1
+b1:
+  jump b0
+}}
+"
+    );
+    let m = mir::read::read_module(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        mir::verify::verify(&m).is_err(),
+        "the verifier refuses the cycle"
+    );
+    let mut blocks = Blocks(0);
+    assert_eq!(Walk::new(&m.function).function(&mut blocks), None);
+    assert!(blocks.0 > 0);
 }

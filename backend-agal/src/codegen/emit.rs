@@ -51,7 +51,12 @@ pub fn emit(
         errors: Vec::new(),
         temporaries: 0,
     };
-    Walk::new(f).function(&mut e);
+    if Walk::new(f).function(&mut e).is_none() {
+        e.internal(
+            Span::default(),
+            "a region of the program never reached its end",
+        );
+    }
     if e.errors.is_empty() {
         let (code, spans) = e.out.into_iter().unzip();
         Ok(Emitted {

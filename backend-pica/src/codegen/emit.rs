@@ -64,7 +64,12 @@ pub fn emit(
         int_constants: Vec::new(),
         temporaries: 0,
     };
-    Walk::new(f).function(&mut e);
+    if Walk::new(f).function(&mut e).is_none() {
+        e.errors.push(Diagnostic::error(
+            Rule::Internal,
+            "internal error (this is a bug): a region of the program never reached its end",
+        ));
+    }
     if e.out.last() != Some(&Inst::End) {
         e.current = None;
         e.push(Inst::End);
