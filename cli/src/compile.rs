@@ -358,10 +358,8 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut renames = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut line_map = None;
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut, unused_variables))]
-    let mut bool_uniforms: Vec<String> = Vec::new();
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut, unused_variables))]
-    let mut row_major: Vec<String> = Vec::new();
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
+    let mut hints = frontend_spirv::lower::Hints::default();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
     let (input, text): (Input<'_>, Option<&str>) = match source.code {
@@ -377,21 +375,20 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         Code::SpirvText(t) => (Input::Text(t), Some(t)),
         #[cfg(feature = "glsl")]
         Code::Glsl(glsl, stage) => {
-            let input = crate::naga_input::GlslInput {
+            let input = frontend_glsl::Input {
                 defines: &options.defines,
                 varyings: options.varyings.as_deref(),
             };
-            let crate::naga_input::Glsl {
+            let frontend_glsl::Glsl {
                 words,
                 warnings,
                 renames: r,
                 line_map: lm,
-                bool_uniforms: bools,
-                row_major: rows,
-            } = crate::naga_input::glsl(glsl, stage, name, &input)?;
+                hints: h,
+            } = frontend_glsl::glsl(glsl, stage, name, &input)
+                .map_err(|r| Error::from_source(r, name, glsl))?;
             line_map = Some(lm);
-            bool_uniforms = bools;
-            row_major = rows;
+            hints = h;
             renames = r;
             if !warnings.is_empty() {
                 source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
@@ -402,7 +399,8 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         }
         #[cfg(feature = "wgsl")]
         Code::Wgsl(text) => {
-            spirv_words = crate::naga_input::wgsl(text, name)?;
+            spirv_words =
+                frontend_glsl::wgsl(text, name).map_err(|r| Error::from_source(r, name, text))?;
             (Input::Binary(&spirv_words), None)
         }
     };
@@ -416,13 +414,7 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
-    let mut mir = frontend_spirv::lower::lower(&valid, &entry).map_err(reject)?;
-    #[cfg(feature = "glsl")]
-    {
-        crate::classic_glsl::bool_registers(&mut mir, &bool_uniforms);
-        crate::classic_glsl::row_major_layouts(&mut mir, &row_major);
-    }
+    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints).map_err(reject)?;
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),
@@ -699,7 +691,7 @@ pub fn compile_pair(
     // name.
     #[cfg(feature = "glsl")]
     if let Code::Glsl(text, _) = vertex.code {
-        fragment_options.varyings = Some(crate::classic_glsl::vertex_varyings(text));
+        fragment_options.varyings = Some(frontend_glsl::vertex_varyings(text));
     }
     let frag = lower(fragment, &fragment_options)?;
     if backend_agal::codegen::position::reads_frag_coord(&frag.mir)

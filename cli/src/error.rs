@@ -67,6 +67,13 @@ impl Error {
         }
     }
 
+    /// The error for a source language the front end refused: `text` is the source
+    /// `name` holds.
+    #[cfg(any(feature = "glsl", feature = "wgsl"))]
+    pub(crate) fn from_source(r: frontend_glsl::Rejected, name: &str, text: &str) -> Error {
+        Error::rejected(r.diagnostics, name, r.quotes_source.then_some(text))
+    }
+
     /// An error for `diagnostics`, rendered as `rendered` (for inputs with their own form of
     /// message, such as picasso's).
     pub(crate) fn with_text(diagnostics: Diagnostics, rendered: String) -> Error {

@@ -50,12 +50,8 @@
 #![warn(missing_docs)]
 
 pub mod build;
-#[cfg(feature = "glsl")]
-mod classic_glsl;
 mod compile;
 mod error;
-#[cfg(any(feature = "glsl", feature = "wgsl"))]
-mod naga_input;
 pub mod picasso;
 pub mod rules;
 
@@ -71,13 +67,15 @@ pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
 /// flip, no WebGPU loop bounding). For tools and tests that want the intermediate module.
 #[cfg(feature = "glsl")]
 pub fn spirv_from_glsl(text: &str, stage: Stage) -> Result<Vec<u8>, Error> {
-    naga_input::glsl(text, stage, "<input>", &Default::default()).map(|g| g.words)
+    frontend_glsl::glsl(text, stage, "<input>", &Default::default())
+        .map(|g| g.words)
+        .map_err(|r| Error::from_source(r, "<input>", text))
 }
 
 /// The SPIR-V a WGSL module becomes on its way in (see [`spirv_from_glsl`]).
 #[cfg(feature = "wgsl")]
 pub fn spirv_from_wgsl(text: &str) -> Result<Vec<u8>, Error> {
-    naga_input::wgsl(text, "<input>")
+    frontend_glsl::wgsl(text, "<input>").map_err(|r| Error::from_source(r, "<input>", text))
 }
 pub use frontend_spirv::entry::Stage;
 pub use machine::reflect::Reflection;

@@ -26,6 +26,7 @@ mod body;
 mod decor;
 mod geometry;
 mod glsl;
+mod hints;
 mod image;
 mod interface;
 mod ops;
@@ -49,15 +50,29 @@ use decor::Decorations;
 use storage::Var;
 use value::Val;
 
+pub use hints::{Hints, UniformHint};
+
 /// Lowers `valid`'s entry point `entry` to MIR.
 pub fn lower(valid: &ValidModule, entry: &EntryPoint) -> Result<mir::Module, Diagnostics> {
+    lower_with(valid, entry, &Hints::default())
+}
+
+/// Lowers `valid`'s entry point `entry` to MIR, with what the source language's front end
+/// learned that the module cannot say ([`Hints`]).
+pub fn lower_with(
+    valid: &ValidModule,
+    entry: &EntryPoint,
+    hints: &Hints,
+) -> Result<mir::Module, Diagnostics> {
     let mut l = Lowerer::new(valid, entry);
     l.run();
     if l.errors.is_empty() {
         l.endless_loops();
     }
     if l.errors.is_empty() {
-        Ok(l.finish())
+        let mut m = l.finish();
+        hints::apply(&mut m, hints);
+        Ok(m)
     } else {
         Err(Diagnostics(l.errors))
     }

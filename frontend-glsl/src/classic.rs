@@ -31,7 +31,7 @@ use std::ops::Range;
 
 use mir::Diagnostic;
 
-use crate::Stage;
+use crate::{Hints, Stage, UniformHint};
 
 /// The GLSL a shader is written in, from its `#version` line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,12 +70,10 @@ pub(crate) struct Rewritten {
     pub varyings: Vec<(String, u32)>,
     /// Names to give back in the reflection: (as compiled, as the author wrote it).
     pub renames: Vec<(String, String)>,
-    /// Loose scalar `uniform bool`s, stored as ints in blocks for naga: [`bool_registers`]
-    /// gives them back their bool registers after lowering.
-    pub bool_uniforms: Vec<String>,
-    /// Row-major matrix uniforms, stored column-major as their transposed type for naga and
-    /// read through `transpose`: [`row_major_layouts`] gives them back their layout.
-    pub row_major: Vec<String>,
+    /// What lowering must be told: loose scalar `uniform bool`s (stored as ints in blocks
+    /// for naga) get back their bool registers, and row-major matrix uniforms (stored
+    /// column-major as their transposed type and read through `transpose`) their layout.
+    pub hints: Hints,
     /// (rewritten offset, original offset, whether the bytes are the author's): the map
     /// back, one entry per piece, in order.
     pieces: Vec<(usize, usize, bool)>,
@@ -513,115 +511,17 @@ pub(crate) fn rewrite(
         defines,
         varyings: r.varyings,
         renames: r.renames,
-        bool_uniforms: r
-            .bools
-            .iter()
-            .filter(|(_, ty)| ty.as_str() == "bool")
-            .map(|(name, _)| name.clone())
-            .collect(),
-        row_major: r.row_major.keys().cloned().collect(),
+        hints: Hints {
+            uniforms: r
+                .bools
+                .iter()
+                .filter(|(_, ty)| ty.as_str() == "bool")
+                .map(|(name, _)| UniformHint::Bool(name.clone()))
+                .chain(r.row_major.keys().cloned().map(UniformHint::RowMajor))
+                .collect(),
+        },
         pieces,
     })
-}
-
-/// Marks the uniforms of `names` (row-major matrices the rewrite stored column-major as
-/// their transposed type) row-major, as they are in the registers: one row per register.
-pub(crate) fn row_major_layouts(m: &mut mir::Module, names: &[String]) {
-    for u in &mut m.uniforms {
-        let base = u.name.split('[').next().unwrap_or(&u.name);
-        if names.iter().any(|n| n == base) && u.layout.is_some() {
-            u.layout = Some(mir::module::MatrixLayout::RowMajor);
-        }
-    }
-}
-
-/// Gives each loose scalar `uniform bool` of `names` (an int in a block of its own, for
-/// naga, read as `int != 0`) the bool register it has when glslang compiles the same text
-/// (`b0`… on the PICA200, where testing it costs no instruction; AGAL moves bool registers
-/// to float registers itself): its reads become bool-uniform reads. A uniform read any
-/// other way keeps its int.
-pub(crate) fn bool_registers(m: &mut mir::Module, names: &[String]) {
-    use mir::inst::{CmpOp, Op};
-    let mut next = m
-        .uniforms
-        .iter()
-        .filter(|u| u.is_bool)
-        .map(|u| u.register + 1)
-        .max()
-        .unwrap_or(0);
-    let f = &mut m.function;
-    for name in names {
-        let Some(u) = m
-            .uniforms
-            .iter_mut()
-            .find(|u| &u.name == name && !u.is_bool && u.count == 1)
-        else {
-            continue;
-        };
-        let (register, component) = (u.register, u.component);
-        // Every read of the uniform, and every comparison of it with zero.
-        let loads: Vec<mir::Value> = f
-            .layout
-            .iter()
-            .flat_map(|&b| f.blocks[b].insts.iter())
-            .filter_map(|&i| {
-                let inst = &f.insts[i];
-                (inst.op == (Op::LoadUniform { register }) && inst.args.is_empty())
-                    .then(|| inst.result())
-                    .flatten()
-            })
-            .collect();
-        let is_zero = |f: &mir::Function, o: &mir::Operand| {
-            matches!(f.def_inst(o.value).map(|d| d.op), Some(Op::Const(bits))
-                if f32::from_bits(bits[o.swizzle.lane(0) as usize & 3]) == 0.0)
-        };
-        let mut tests = Vec::new();
-        let mut other_reads = false;
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
-                let inst = &f.insts[i];
-                let reads: Vec<&mir::Operand> = inst
-                    .args
-                    .iter()
-                    .filter(|a| loads.contains(&a.value))
-                    .collect();
-                if reads.is_empty() {
-                    continue;
-                }
-                let test = inst.op == Op::Cmp(CmpOp::Ne)
-                    && reads.len() == 1
-                    && !reads[0].neg
-                    && !reads[0].abs
-                    && reads[0].swizzle.lane(0) == component
-                    && inst.args.iter().any(|a| is_zero(f, a));
-                if test {
-                    tests.push(i);
-                } else {
-                    other_reads = true;
-                }
-            }
-            if f.blocks[b]
-                .term
-                .operands()
-                .iter()
-                .any(|a| loads.contains(&a.value))
-            {
-                other_reads = true;
-            }
-        }
-        if other_reads || tests.is_empty() {
-            continue;
-        }
-        for i in tests {
-            f.insts[i].op = Op::LoadBoolUniform { register: next };
-            f.insts[i].args.clear();
-        }
-        u.register = next;
-        u.component = 0;
-        u.is_bool = true;
-        u.type_name = "bool".into();
-        next += 1;
-    }
 }
 
 /// An error at `range` of the author's text.

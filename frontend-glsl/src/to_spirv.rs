@@ -1,36 +1,32 @@
-//! GLSL and WGSL input: naga's front ends parse and validate the source and its SPIR-V back
-//! end writes the module our front end then reads, so a project needs no glslang install.
-//! naga's own errors (with line and column) become [`Error`]s under the rule `naga.glsl`
-//! or `naga.wgsl`.
+//! naga's front ends parse and validate the source and its SPIR-V back end writes the
+//! module `frontend-spirv` then reads. naga's own errors (with line and column) become
+//! [`Rejected`]s under the rule `naga.glsl` or `naga.wgsl`.
 
-use crate::Stage;
 use crate::rules::Rule;
+#[cfg(feature = "glsl")]
+use crate::{Hints, Stage};
 use mir::{Diagnostic, Diagnostics};
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use crate::error::Error;
+use crate::Rejected;
 
 /// What GLSL input needs beside its text.
 #[cfg(feature = "glsl")]
 #[derive(Clone, Debug, Default)]
-pub(crate) struct GlslInput<'a> {
+pub struct Input<'a> {
     /// `#define`s, as `-D NAME=VALUE`.
     pub defines: &'a [(String, String)],
     /// For a fragment shader compiled with its vertex shader: the vertex shader's varyings.
     pub varyings: Option<&'a [(String, u32)]>,
 }
 
-/// GLSL for `stage` → SPIR-V bytes, and warnings about the author's text. Classic GLSL
-/// (ES 1.00/3.00, desktop 1.10–3.30, 4.x without locations) is rewritten first
-/// ([`crate::classic_glsl`]); naga's errors are reported at the author's line either way.
+/// GLSL for `stage` (called `name` in diagnostics) → SPIR-V bytes, the hints lowering
+/// needs, and warnings about the author's text. Classic GLSL (ES 1.00/3.00, desktop
+/// 1.10–3.30, 4.x without locations) is rewritten first; naga's errors are reported at the
+/// author's line either way.
 #[cfg(feature = "glsl")]
-pub(crate) fn glsl(
-    text: &str,
-    stage: Stage,
-    name: &str,
-    input: &GlslInput<'_>,
-) -> Result<Glsl, Error> {
+pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<Glsl, Rejected> {
     let naga_stage = match stage {
         Stage::Vertex => naga::ShaderStage::Vertex,
         Stage::Fragment => naga::ShaderStage::Fragment,
@@ -42,12 +38,11 @@ pub(crate) fn glsl(
                  (`glslangValidator -V shader.geom -o shader.geom.spv`) or shaderc, and pass the \
                  .spv"
                     .into(),
-                name,
             ));
         }
     };
-    let rewritten = crate::classic_glsl::rewrite(text, stage, name, input.varyings)
-        .map_err(|d| Error::rejected(Diagnostics(vec![*d]), name, Some(text)))?;
+    let rewritten = crate::classic::rewrite(text, stage, name, input.varyings)
+        .map_err(|d| in_source(vec![*d]))?;
     let mut options = naga::front::glsl::Options::from(naga_stage);
     for (k, v) in rewritten.defines.iter().chain(input.defines) {
         options.defines.insert(k.clone(), v.clone());
@@ -56,7 +51,7 @@ pub(crate) fn glsl(
     let at_author = |message: String, span: Option<std::ops::Range<usize>>| -> Diagnostic {
         let d = Diagnostic::error(Rule::NagaGlsl, message);
         match span {
-            Some(r) => crate::classic_glsl::ranged(d, rewritten.original(r)),
+            Some(r) => crate::classic::ranged(d, rewritten.original(r)),
             None => d,
         }
     };
@@ -68,7 +63,7 @@ pub(crate) fn glsl(
                 .iter()
                 .map(|err| at_author(err.kind.to_string(), err.meta.to_range()))
                 .collect();
-            Error::rejected(Diagnostics(diags), name, Some(text))
+            in_source(diags)
         })?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(&module)
@@ -80,19 +75,10 @@ pub(crate) fn glsl(
                 source = s.source();
             }
             let span = e.spans().next().and_then(|(span, _)| span.to_range());
-            Error::rejected(
-                Diagnostics(vec![at_author(message, span)]),
-                name,
-                Some(text),
-            )
+            in_source(vec![at_author(message, span)])
         })?;
-    let words = write(&module, &info, Some((&rewritten.text, name))).map_err(|e| {
-        rejected(
-            Rule::NagaGlsl,
-            format!("naga's SPIR-V writer failed: {e}"),
-            name,
-        )
-    })?;
+    let words = write(&module, &info, Some((&rewritten.text, name)))
+        .map_err(|e| rejected(Rule::NagaGlsl, format!("naga's SPIR-V writer failed: {e}")))?;
     // Line n of the rewritten text (what naga's OpLines count) is the author's line_map[n-1].
     let mut line_map = Vec::new();
     let mut offset = 0;
@@ -109,8 +95,7 @@ pub(crate) fn glsl(
     Ok(Glsl {
         words,
         warnings: rewritten.warnings,
-        bool_uniforms: rewritten.bool_uniforms,
-        row_major: rewritten.row_major,
+        hints: rewritten.hints,
         renames: rewritten.renames,
         line_map,
     })
@@ -118,26 +103,26 @@ pub(crate) fn glsl(
 
 /// What GLSL became.
 #[cfg(feature = "glsl")]
-pub(crate) struct Glsl {
+#[derive(Clone, Debug)]
+pub struct Glsl {
     /// The SPIR-V.
     pub words: Vec<u8>,
     /// Warnings about the author's text.
     pub warnings: Vec<Diagnostic>,
     /// Names to give back in the reflection: (as compiled, as written).
     pub renames: Vec<(String, String)>,
-    /// Loose scalar `uniform bool`s, ints for naga (see `classic_glsl::bool_registers`).
-    pub bool_uniforms: Vec<String>,
-    /// Row-major matrix uniforms (see `classic_glsl::row_major_layouts`).
-    pub row_major: Vec<String>,
+    /// What lowering must be told that the SPIR-V cannot say (for
+    /// `frontend_spirv::lower::lower_with`).
+    pub hints: Hints,
     /// For each line of the text naga read (its `OpLine`s), the author's line.
     pub line_map: Vec<u32>,
 }
 
-/// WGSL → SPIR-V bytes.
+/// WGSL (called `name` in the module's debug information) → SPIR-V bytes.
 #[cfg(feature = "wgsl")]
-pub(crate) fn wgsl(text: &str, name: &str) -> Result<Vec<u8>, Error> {
+pub fn wgsl(text: &str, name: &str) -> Result<Vec<u8>, Rejected> {
     let module = naga::front::wgsl::parse_str(text)
-        .map_err(|e| rejected(Rule::NagaWgsl, e.emit_to_string(text), name))?;
+        .map_err(|e| rejected(Rule::NagaWgsl, e.emit_to_string(text)))?;
     spirv(&module, text, name, Rule::NagaWgsl)
 }
 
@@ -147,12 +132,12 @@ const WRITER_FLAGS: spv::WriterFlags = spv::WriterFlags::DEBUG
     .union(spv::WriterFlags::CLAMP_FRAG_DEPTH);
 
 #[cfg(feature = "wgsl")]
-fn spirv(module: &naga::Module, text: &str, name: &str, rule: Rule) -> Result<Vec<u8>, Error> {
+fn spirv(module: &naga::Module, text: &str, name: &str, rule: Rule) -> Result<Vec<u8>, Rejected> {
     let info = Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(module)
-        .map_err(|e| rejected(rule, e.emit_to_string(text), name))?;
+        .map_err(|e| rejected(rule, e.emit_to_string(text)))?;
     write(module, &info, Some((text, name)))
-        .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}"), name))
+        .map_err(|e| rejected(rule, format!("naga's SPIR-V writer failed: {e}")))
 }
 
 /// The SPIR-V of a validated module.
@@ -191,15 +176,24 @@ fn write(
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
-fn rejected(rule: Rule, message: String, name: &str) -> Error {
-    // naga's rendering names the input `wgsl`/`glsl` and carries its own source excerpt;
-    // keep it as the message, trimmed of trailing blank lines.
-    Error::rejected(
-        Diagnostics(vec![Diagnostic::error(
+/// A refusal whose message says it all: naga's rendering names the input `wgsl`/`glsl` and
+/// carries its own source excerpt; it is kept as the message, trimmed of trailing blank
+/// lines.
+fn rejected(rule: Rule, message: String) -> Rejected {
+    Rejected {
+        diagnostics: Diagnostics(vec![Diagnostic::error(
             rule,
             message.trim_end().to_string(),
         )]),
-        name,
-        None,
-    )
+        quotes_source: false,
+    }
+}
+
+/// Diagnostics at ranges of the author's text.
+#[cfg(feature = "glsl")]
+fn in_source(diagnostics: Vec<Diagnostic>) -> Rejected {
+    Rejected {
+        diagnostics: Diagnostics(diagnostics),
+        quotes_source: true,
+    }
 }
