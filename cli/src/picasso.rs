@@ -5,6 +5,10 @@
 //! program, so it is linked exactly as picasso links a hand-written file (procedures shared
 //! across files, one uniform space for the vertex shaders, `.gsh` files with their own).
 //!
+//! The link itself (assembling the files together, procedure names, the uniform tables) is
+//! `backend_pica::asm::link`; this module compiles the shaders that join it first, and
+//! checks that each compiled shader's uniforms are where its code reads them.
+//!
 //! ```
 //! use spv2retro::picasso::{Input, link};
 //!
@@ -19,11 +23,12 @@
 //! ```
 
 use backend_pica::PicassoRule;
-use std::collections::HashSet;
-
+use backend_pica::asm::link::{self as pica_link, LinkError, Procedures};
 use backend_pica::asm::{self, AsmError, SourceFile};
-use backend_pica::shbin::{self, Semantic, ShaderType, UniformFile};
+use backend_pica::shbin::{self, Semantic, ShaderType};
 use mir::{Diagnostic, Diagnostics};
+
+pub use backend_pica::asm::link::LinkedUniform;
 
 use crate::compile::{Compiled, Options, Source, Target, compile};
 use crate::{Error, ErrorKind, Stage};
@@ -55,19 +60,6 @@ impl<'a> Input<'a> {
             Input::Shader(s) => s.name(),
         }
     }
-}
-
-/// A uniform of one shader of a linked program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkedUniform {
-    /// Its name as declared (`$` kept; the `.shbin` table has `.`).
-    pub name: String,
-    /// The register file: `c` (float vectors), `i` (integer vectors) or `b` (booleans).
-    pub file: &'static str,
-    /// The first register.
-    pub register: u16,
-    /// How many registers.
-    pub count: u16,
 }
 
 /// One shader (DVLE) of a linked program.
@@ -111,10 +103,10 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
     // Compile the shaders first (their errors are about their own source), then give each
     // input its text: a compiled shader's is its listing, with each procedure renamed where
     // another input defines the same name (picasso's procedures are global).
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut procedures = Procedures::default();
     for input in inputs {
         if let Input::Picasso { text, .. } = input {
-            taken.extend(procedures(text));
+            procedures.declare(text);
         }
     }
     // A vertex program that a geometry program follows passes every output register whole:
@@ -124,7 +116,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
         .iter()
         .map(|input| match input {
             Input::Shader(source) => crate::compile::stage_of(*source, options).ok(),
-            Input::Picasso { text, .. } => Some(if picasso_geometry(text) {
+            Input::Picasso { text, .. } => Some(if pica_link::is_geometry(text) {
                 Stage::Geometry
             } else {
                 Stage::Vertex
@@ -164,9 +156,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
                 }
                 let c = compile(*source, &o)?;
                 warnings += c.rendered_warnings();
-                let text = rename_procedures(&c.listing, i, &mut taken);
-                taken.extend(procedures(&text));
-                texts.push(text);
+                texts.push(procedures.rename(&c.listing, i));
                 compiled.push(Some(c));
             }
         }
@@ -184,37 +174,35 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
         .zip(&texts)
         .map(|(name, text)| SourceFile { name, text })
         .collect();
-    let assembled =
-        asm::assemble_with(files.as_slice(), &asm::Options { padding_nops }).map_err(asm_error)?;
-    for w in &assembled.warnings {
-        warnings += &w.render();
-    }
-    let bytes = shbin::write(&assembled.binary).map_err(|e| {
-        Error::other(
+    let linked = pica_link::link(&files, &asm::Options { padding_nops }).map_err(|e| match e {
+        LinkError::Asm(e) => asm_error(e),
+        LinkError::Write(e) => Error::other(
             ErrorKind::Rejected,
             format!("{}: error: {e}", inputs[0].name()),
-        )
+        ),
     })?;
+    for w in &linked.warnings {
+        warnings += &w.render();
+    }
     let mut shaders = Vec::new();
-    for (dvle, &source) in assembled.binary.dvles.iter().zip(&assembled.sources) {
-        let uniforms = uniforms(dvle);
-        let compiled = compiled[source].clone();
+    for dvle in linked.shaders {
+        let compiled = compiled[dvle.source].clone();
         if let Some(c) = &compiled {
-            check_placement(c, &uniforms, inputs[source].name())?;
+            check_placement(c, &dvle.uniforms, inputs[dvle.source].name())?;
         }
         shaders.push(LinkedShader {
-            input: inputs[source].name().to_string(),
+            input: inputs[dvle.source].name().to_string(),
             stage: match dvle.shader_type {
                 ShaderType::Vertex => Stage::Vertex,
                 ShaderType::Geometry => Stage::Geometry,
             },
-            uniforms,
+            uniforms: dvle.uniforms,
             compiled,
         });
     }
     Ok(Linked {
-        bytes,
-        header: assembled.header,
+        bytes: linked.bytes,
+        header: linked.header,
         shaders,
         warnings,
     })
@@ -222,44 +210,12 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
 
 /// An assembly error as the library's error: picasso's first line (with the column), the
 /// line underlined, the rule.
-/// Whether picasso source `text` is a geometry shader (`.gsh`, or `setemit` in a legacy one).
-fn picasso_geometry(text: &str) -> bool {
-    text.lines().any(|l| {
-        matches!(
-            words(l).first().map(|w| w.to_ascii_lowercase()).as_deref(),
-            Some(".gsh" | "setemit")
-        )
-    })
-}
-
 fn asm_error(e: AsmError) -> Error {
     let mut d = Diagnostic::error(e.rule(), e.message.clone());
     if e.line != 0 {
         d.source = Some(format!("{}:{}:{}", e.file, e.line, e.column.max(1)));
     }
     Error::with_text(Diagnostics(vec![d]), e.render())
-}
-
-/// The uniforms of a DVLE's table (its inputs left out).
-fn uniforms(dvle: &shbin::Dvle) -> Vec<LinkedUniform> {
-    dvle.uniforms
-        .iter()
-        .filter_map(|u| {
-            let (file, first, count) = u.range()?;
-            let file = match file {
-                UniformFile::Input => return None,
-                UniformFile::Float => "c",
-                UniformFile::Int => "i",
-                UniformFile::Bool => "b",
-            };
-            Some(LinkedUniform {
-                name: u.name.clone(),
-                file,
-                register: first.into(),
-                count: count.into(),
-            })
-        })
-        .collect()
 }
 
 /// A compiled shader's code names its uniforms' registers: the link must have put each
@@ -269,7 +225,7 @@ fn check_placement(c: &Compiled, linked: &[LinkedUniform], name: &str) -> Result
     let own = shbin::read(&c.bytes)
         .ok()
         .and_then(|b| b.dvles.into_iter().next())
-        .map(|d| uniforms(&d))
+        .map(|d| pica_link::uniforms(&d))
         .unwrap_or_default();
     for u in &own {
         let Some(l) = linked.iter().find(|l| l.name == u.name) else {
@@ -293,63 +249,4 @@ fn check_placement(c: &Compiled, linked: &[LinkedUniform], name: &str) -> Result
         }
     }
     Ok(())
-}
-
-/// The words of a picasso line: its command and arguments, comments and labels left out.
-fn words(line: &str) -> Vec<&str> {
-    let code = line.split(';').next().unwrap_or("");
-    let code = code.rsplit(':').next().unwrap_or(code);
-    code.split([' ', '\t', ','])
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// The procedures a picasso text defines.
-fn procedures(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| match words(l).as_slice() {
-            [cmd, name, ..] if cmd.eq_ignore_ascii_case(".proc") => Some(name.to_string()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// `listing` (input `index`) with each procedure whose name is `taken` renamed: in its
-/// `.proc`, `.entry` and calls.
-fn rename_procedures(listing: &str, index: usize, taken: &mut HashSet<String>) -> String {
-    let mut renames: Vec<(String, String)> = Vec::new();
-    for name in procedures(listing) {
-        if taken.contains(&name) {
-            let mut new = format!("{name}_{index}");
-            while taken.contains(&new) {
-                new.push('_');
-            }
-            taken.insert(new.clone());
-            renames.push((name, new));
-        }
-    }
-    if renames.is_empty() {
-        return listing.to_string();
-    }
-    let mut out = String::new();
-    for line in listing.lines() {
-        let w = words(line);
-        let is_ref = matches!(
-            w.first().map(|c| c.to_ascii_lowercase()).as_deref(),
-            Some(".proc" | ".entry" | "call" | "callc" | "callu")
-        );
-        let mut line = line.to_string();
-        if is_ref {
-            if let Some(last) = w.last() {
-                if let Some((_, new)) = renames.iter().find(|(old, _)| old == last) {
-                    if let Some(at) = line.rfind(last) {
-                        line.replace_range(at..at + last.len(), new);
-                    }
-                }
-            }
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
 }

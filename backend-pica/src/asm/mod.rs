@@ -22,6 +22,7 @@
 mod assembler;
 mod directive;
 mod instr;
+pub mod link;
 mod operand;
 mod text;
 
