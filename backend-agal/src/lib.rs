@@ -50,6 +50,6 @@ pub use limits::{Limits, Profile};
 pub use opcode::{Opcode, Shape};
 pub use operand::{Address, Component, Dest, Indirect, Mask, RegType, Source, Swizzle};
 pub use program::{DecodeError, DecodeErrorKind, Field, Program};
-pub use rules::CodegenRule;
+pub use rules::{AsmRule, CodegenRule};
 pub use sampler::Sampler;
 pub use validate::{Info, validate, validate_pair};

@@ -49,3 +49,26 @@ impl mir::diag::Rule for CodegenRule {
         }
     }
 }
+
+/// A rule of AGALMiniAssembler text (`agal.asm`, `agal.validate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AsmRule {
+    /// `agal.asm`: text AGALMiniAssembler would not assemble.
+    Syntax,
+    /// `agal.validate`: a program that breaks one of Flash Player's upload rules (the
+    /// message names the rule's number, [`crate::validate::Rule::code`]).
+    Flash,
+}
+
+impl mir::diag::Rule for AsmRule {
+    fn id(self) -> &'static str {
+        match self {
+            AsmRule::Syntax => "agal.asm",
+            AsmRule::Flash => "agal.validate",
+        }
+    }
+
+    fn fault(self) -> Fault {
+        Fault::Input
+    }
+}

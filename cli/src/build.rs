@@ -27,9 +27,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::Stage;
-use crate::compile::{Compiled, Options, Source, Target, compile};
+use crate::compile::{Compiled, Options, Target, compile};
 use crate::error::{Error, ErrorKind};
 use crate::picasso::{self, Linked};
+use crate::source::{Language, Source};
 
 /// The shaders of a project, and where their outputs go.
 #[derive(Clone, Debug, Default)]
@@ -419,24 +420,12 @@ fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
         }
         return make(&listed, options);
     }
-    if paths.len() > 1 || is_picasso(first) {
-        let mut read = Vec::new();
-        for p in paths {
-            let bytes = std::fs::read(p).map_err(|e| io_error(p, e))?;
-            read.push((p, p.display().to_string(), bytes));
-        }
-        let mut inputs = Vec::new();
-        for (p, shown, bytes) in &read {
-            inputs.push(if is_picasso(p) {
-                let text = std::str::from_utf8(bytes).map_err(|e| {
-                    Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}"))
-                })?;
-                picasso::Input::picasso(shown, text)
-            } else {
-                picasso::Input::Shader(source(shown, bytes, &extension(p), options)?)
-            });
-        }
-        let linked = picasso::link(&inputs, options, true)?;
+    let sources = paths
+        .iter()
+        .map(Source::from_path)
+        .collect::<Result<Vec<_>, _>>()?;
+    if sources.len() > 1 || sources[0].language() == Language::Picasso {
+        let linked = picasso::link(&sources, options, true)?;
         return Ok(Made {
             bytes: linked.bytes.clone(),
             extension: "shbin",
@@ -445,10 +434,9 @@ fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
             linked: Some(linked),
         });
     }
-    if extension(first) == "agalasm" {
-        return agal_text(first, options);
-    }
-    let compiled = compile_file(first, options)?;
+    let compiled = compile(&sources[0], options)?;
+    // AGALMiniAssembler text names registers, not variables: no reflection or constants.
+    let assembled = sources[0].language() == Language::AgalAssembly;
     Ok(Made {
         bytes: compiled.bytes.clone(),
         extension: match compiled.target {
@@ -456,129 +444,9 @@ fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
             Target::Agal => "agal",
         },
         warnings: compiled.rendered_warnings().to_string(),
-        compiled: Some(compiled),
+        compiled: (!assembled).then_some(compiled),
         linked: None,
     })
-}
-
-fn is_picasso(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("pica" | "vsh" | "gsh")
-    )
-}
-
-/// AGALMiniAssembler text: assembled for the profile's AGAL version and checked against
-/// Flash's rules. The stage is `options.stage`, else the name's (`X.vert.agalasm`,
-/// `X.frag.agalasm`).
-fn agal_text(path: &Path, options: &Options) -> Result<Made, Error> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}")))?;
-    let name = path.to_string_lossy();
-    let stage = match options.stage {
-        Some(Stage::Vertex) => backend_agal::Stage::Vertex,
-        Some(Stage::Fragment) => backend_agal::Stage::Fragment,
-        _ if name.ends_with(".vert.agalasm") => backend_agal::Stage::Vertex,
-        _ if name.ends_with(".frag.agalasm") => backend_agal::Stage::Fragment,
-        _ => {
-            return Err(Error::other(
-                ErrorKind::Rejected,
-                format!(
-                    "{shown}: error[agal.asm]: AGALMiniAssembler text does not say which \
-                     program it is: name it X.vert.agalasm or X.frag.agalasm, or give the \
-                     options a stage"
-                ),
-            ));
-        }
-    };
-    let program =
-        backend_agal::asm::assemble(text, stage, options.profile.version()).map_err(|e| {
-            Error::other(
-                ErrorKind::Rejected,
-                format!("{shown}:{}: error[agal.asm]: {}", e.line, e.message),
-            )
-        })?;
-    if let Err(errors) = backend_agal::validate(&program, options.profile) {
-        let text: Vec<String> = errors
-            .iter()
-            .map(|e| format!("{shown}: error[flash.{}]: {}", e.code(), e.message))
-            .collect();
-        return Err(Error::other(ErrorKind::Rejected, text.join("\n")));
-    }
-    Ok(Made {
-        bytes: program,
-        extension: "agal",
-        warnings: String::new(),
-        compiled: None,
-        linked: None,
-    })
-}
-
-/// The library's source for a shader file.
-#[cfg_attr(not(feature = "glsl"), allow(unused_variables))]
-fn source<'a>(
-    shown: &'a str,
-    bytes: &'a [u8],
-    extension: &str,
-    options: &Options,
-) -> Result<Source<'a>, Error> {
-    let text = || {
-        std::str::from_utf8(bytes)
-            .map_err(|e| Error::other(ErrorKind::Rejected, format!("{shown}: not UTF-8: {e}")))
-    };
-    let source = match extension {
-        "spvasm" => Source::spirv_text(text()?),
-        "spv" => Source::spirv_binary(bytes),
-        #[cfg(feature = "glsl")]
-        "vert" | "frag" | "glsl" => {
-            let stage = match (extension, options.stage) {
-                ("vert", _) => Stage::Vertex,
-                ("frag", _) => Stage::Fragment,
-                (_, Some(s)) => s,
-                _ => Stage::Vertex,
-            };
-            Source::glsl(text()?, stage)
-        }
-        #[cfg(feature = "wgsl")]
-        "wgsl" => Source::wgsl(text()?),
-        #[cfg(not(feature = "glsl"))]
-        "vert" | "frag" | "glsl" => return Err(needs_feature(shown, "glsl")),
-        #[cfg(not(feature = "wgsl"))]
-        "wgsl" => return Err(needs_feature(shown, "wgsl")),
-        _ => Source::spirv(bytes),
-    };
-    Ok(source.named(shown))
-}
-
-fn compile_file(path: &Path, options: &Options) -> Result<Compiled, Error> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
-    let shown = path.display().to_string();
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let source = source(&shown, &bytes, extension, options)?;
-    let mut options = options.clone();
-    if options.stage.is_none() {
-        options.stage = match extension {
-            "vert" => Some(Stage::Vertex),
-            "frag" => Some(Stage::Fragment),
-            _ => None,
-        };
-    }
-    compile(source, &options)
-}
-
-/// A source language the build was not configured for.
-#[cfg(any(not(feature = "glsl"), not(feature = "wgsl")))]
-fn needs_feature(shown: &str, feature: &str) -> Error {
-    Error::other(
-        ErrorKind::Rejected,
-        format!(
-            "{shown}: {} source needs spv2retro's `{feature}` feature (features = [\"{feature}\"] \
-             in the build-dependency), or compile it to SPIR-V first",
-            feature.to_uppercase()
-        ),
-    )
 }
 
 /// Writes through a temporary file renamed into place, and only when the content changed

@@ -8,87 +8,8 @@ use mir::passes::pipeline::StepRef;
 use mir::{Diagnostic, Diagnostics};
 
 use crate::error::{Error, ErrorKind};
-
-/// What to compile, and the name diagnostics call it by.
-#[derive(Clone, Copy, Debug)]
-pub struct Source<'a> {
-    name: &'a str,
-    code: Code<'a>,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Code<'a> {
-    /// A SPIR-V binary (either byte order) or SPIR-V assembly text, told apart by content.
-    Spirv(&'a [u8]),
-    /// A SPIR-V binary (either byte order), never taken for text.
-    SpirvBinary(&'a [u8]),
-    /// SPIR-V assembly text.
-    SpirvText(&'a str),
-    /// GLSL (Vulkan flavour, `#version 450`) for one stage, through naga's front end.
-    #[cfg(feature = "glsl")]
-    Glsl(&'a str, Stage),
-    /// WGSL, through naga's front end.
-    #[cfg(feature = "wgsl")]
-    Wgsl(&'a str),
-}
-
-impl<'a> Source<'a> {
-    /// A SPIR-V module: a binary in either byte order, or assembly text (told apart by
-    /// content, as the command-line compilers do).
-    pub fn spirv(bytes: &'a [u8]) -> Source<'a> {
-        Source {
-            name: "<input>",
-            code: Code::Spirv(bytes),
-        }
-    }
-
-    /// A SPIR-V binary in either byte order, and nothing else: input that does not start
-    /// with the magic number is rejected as not SPIR-V (`phys.header`) rather than read as
-    /// assembly text. For files named `.spv`.
-    pub fn spirv_binary(bytes: &'a [u8]) -> Source<'a> {
-        Source {
-            name: "<input>",
-            code: Code::SpirvBinary(bytes),
-        }
-    }
-
-    /// SPIR-V assembly text (the syntax of `spirv-as`).
-    pub fn spirv_text(text: &'a str) -> Source<'a> {
-        Source {
-            name: "<input>",
-            code: Code::SpirvText(text),
-        }
-    }
-
-    /// GLSL source for `stage` (`#version 450`, Vulkan rules: explicit locations and
-    /// bindings), compiled to SPIR-V by naga's GLSL front end. Needs the `glsl` feature.
-    #[cfg(feature = "glsl")]
-    pub fn glsl(text: &'a str, stage: Stage) -> Source<'a> {
-        Source {
-            name: "<input>",
-            code: Code::Glsl(text, stage),
-        }
-    }
-
-    /// WGSL source, compiled to SPIR-V by naga's WGSL front end. Needs the `wgsl` feature.
-    #[cfg(feature = "wgsl")]
-    pub fn wgsl(text: &'a str) -> Source<'a> {
-        Source {
-            name: "<input>",
-            code: Code::Wgsl(text),
-        }
-    }
-
-    /// The same source, called `name` in diagnostics (usually its path).
-    pub fn named(self, name: &'a str) -> Source<'a> {
-        Source { name, ..self }
-    }
-
-    /// The name diagnostics use.
-    pub fn name(&self) -> &'a str {
-        self.name
-    }
-}
+use crate::source::{Code, Source};
+use std::borrow::Borrow;
 
 /// The machine to compile for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -344,12 +265,18 @@ impl Lowered {
 
 /// The stage of the entry point `options` choose in `source` (what a tool asks before it
 /// picks a target or pairs two shaders).
-pub fn stage_of(source: Source<'_>, options: &Options) -> Result<Stage, Error> {
-    lower(source, options).map(|l| l.stage)
+pub fn stage_of<'s>(source: impl Borrow<Source<'s>>, options: &Options) -> Result<Stage, Error> {
+    let source = source.borrow();
+    match &source.code {
+        Code::Picasso(_) | Code::AgalAssembly(..) => {
+            Ok(source.stage().or(options.stage).unwrap_or(Stage::Vertex))
+        }
+        _ => lower(source, options).map(|l| l.stage),
+    }
 }
 
-fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
-    let name = source.name;
+fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
+    let name = source.name();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut source_warnings = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
@@ -362,7 +289,7 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut hints = frontend_spirv::lower::Hints::default();
     #[cfg(any(feature = "glsl", feature = "wgsl"))]
     let spirv_words;
-    let (input, text): (Input<'_>, Option<&str>) = match source.code {
+    let (input, text): (Input<'_>, Option<&str>) = match &source.code {
         Code::Spirv(bytes) => {
             let input = Input::detect(bytes);
             let text = match input {
@@ -372,9 +299,10 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
             (input, text)
         }
         Code::SpirvBinary(bytes) => (Input::Binary(bytes), None),
-        Code::SpirvText(t) => (Input::Text(t), Some(t)),
+        Code::SpirvText(t) => (Input::Text(t), Some(t.as_ref())),
         #[cfg(feature = "glsl")]
         Code::Glsl(glsl, stage) => {
+            let stage = stage.or(options.stage).unwrap_or(Stage::Vertex);
             let input = frontend_glsl::Input {
                 defines: &options.defines,
                 varyings: options.varyings.as_deref(),
@@ -402,6 +330,19 @@ fn lower(source: Source<'_>, options: &Options) -> Result<Lowered, Error> {
             spirv_words =
                 frontend_glsl::wgsl(text, name).map_err(|r| Error::from_source(r, name, text))?;
             (Input::Binary(&spirv_words), None)
+        }
+        Code::Picasso(_) | Code::AgalAssembly(..) => {
+            return Err(Error::other(
+                ErrorKind::Rejected,
+                format!(
+                    "{name}: {} is a program already written: it is assembled, not \
+                     compiled, so it has no MIR",
+                    match source.language() {
+                        crate::Language::Picasso => "picasso assembly",
+                        _ => "AGALMiniAssembler text",
+                    }
+                ),
+            ));
         }
     };
     let reject = |d: Diagnostics| Error::rejected(d, name, text);
@@ -470,13 +411,21 @@ fn internal(name: &str, e: impl std::fmt::Display) -> Error {
 /// assert_eq!(program.reflection.outputs[0].register, "o0");
 /// # Ok::<(), spv2retro::Error>(())
 /// ```
-pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, Error> {
-    crate::error::guarded(source.name, || compile_unguarded(source, options))
+pub fn compile<'s>(source: impl Borrow<Source<'s>>, options: &Options) -> Result<Compiled, Error> {
+    let source = source.borrow();
+    crate::error::guarded(source.name(), || compile_unguarded(source, options))
 }
 
-fn compile_unguarded(source: Source<'_>, options: &Options) -> Result<Compiled, Error> {
+fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled, Error> {
+    match &source.code {
+        Code::Picasso(text) => return assembled_pica(source.name(), text),
+        Code::AgalAssembly(text, stage) => {
+            return assembled_agal(source.name(), text, stage.or(options.stage), options);
+        }
+        _ => {}
+    }
     let lowered = lower(source, options)?;
-    let name = source.name;
+    let name = source.name();
     let reject =
         |d: Diagnostics| Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref());
     match options.target {
@@ -541,6 +490,212 @@ fn compile_unguarded(source: Source<'_>, options: &Options) -> Result<Compiled, 
     }
 }
 
+/// picasso assembly: assembled (as a link of one file) into a `.shbin`, with the
+/// reflection its DVLE's tables give. Assembly is for its own target, whatever
+/// `options.target` says.
+fn assembled_pica(name: &str, text: &str) -> Result<Compiled, Error> {
+    use backend_pica::asm::{self, SourceFile, link};
+    let linked = link::link(&[SourceFile { name, text }], &asm::Options::default())
+        .map_err(|e| crate::picasso::link_error(e, name))?;
+    let reflection = backend_pica::codegen::reflect_dvle(&linked.binary, 0).ok_or_else(|| {
+        Error::other(
+            ErrorKind::Rejected,
+            format!("{name}: the picasso source makes no program (it has no `main` or `.entry`)"),
+        )
+    })?;
+    let warnings: Vec<Diagnostic> = linked
+        .warnings
+        .iter()
+        .map(|w| crate::picasso::located(Diagnostic::warning(w.rule(), w.message.clone()), w))
+        .collect();
+    Ok(Compiled {
+        target: Target::Pica,
+        stage: match linked.shaders[0].shader_type {
+            backend_pica::shbin::ShaderType::Vertex => Stage::Vertex,
+            backend_pica::shbin::ShaderType::Geometry => Stage::Geometry,
+        },
+        listing: backend_pica::disasm::listing(&linked.binary),
+        source_lines: vec![None; reflection.stats.instructions],
+        reflection,
+        rendered_warnings: linked.warnings.iter().map(|w| w.render()).collect(),
+        warnings: Diagnostics(warnings),
+        bytes: linked.bytes,
+        agal: None,
+    })
+}
+
+/// AGALMiniAssembler text: assembled for the profile's AGAL version as AGALMiniAssembler
+/// does and checked against Flash Player's rules (whatever `options.target` says). The text names registers, not variables:
+/// the reflection lists the registers the program reads and writes, each named after
+/// itself (`va0`, `v1`, `oc`), and the constant registers it reads as one array.
+fn assembled_agal(
+    name: &str,
+    text: &str,
+    stage: Option<Stage>,
+    options: &Options,
+) -> Result<Compiled, Error> {
+    use backend_agal::AsmRule;
+    let rejected = |message: String| Error::other(ErrorKind::Rejected, message);
+    let (stage, agal_stage) = match stage {
+        Some(Stage::Vertex) => (Stage::Vertex, backend_agal::Stage::Vertex),
+        Some(Stage::Fragment) => (Stage::Fragment, backend_agal::Stage::Fragment),
+        _ => {
+            let d = Diagnostic::error(
+                AsmRule::Syntax,
+                "AGALMiniAssembler text does not say which program it is: pass --vertex or \
+                 --fragment (Options::stage in the library), or name it X.vert.agalasm or \
+                 X.frag.agalasm",
+            );
+            return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+        }
+    };
+    let version = options.profile.version();
+    let bytes = backend_agal::asm::assemble(text, agal_stage, version).map_err(|e| {
+        let mut d = Diagnostic::error(AsmRule::Syntax, e.message.clone());
+        d.source = Some(format!("{name}:{}:1", e.line));
+        let rendered = format!("{name}:{}: error[agal.asm]: {}", e.line, e.message);
+        Error::with_text(Diagnostics(vec![d]), rendered)
+    })?;
+    let info = backend_agal::validate(&bytes, options.profile).map_err(|errors| {
+        let diagnostics = errors
+            .iter()
+            .map(|e| {
+                let d = Diagnostic::error(
+                    AsmRule::Flash,
+                    format!("Flash error #{}: {}", e.code(), e.message),
+                );
+                match e.token {
+                    Some(t) => d.with_note(format!("token {t}")),
+                    None => d,
+                }
+            })
+            .collect();
+        Error::with_text(
+            Diagnostics(diagnostics),
+            backend_agal::validate::render(name, &errors),
+        )
+    })?;
+    let program = backend_agal::Program::decode(&bytes)
+        .map_err(|e| rejected(format!("{name}: error[agal.decode]: {e}")))?;
+    // One token per line of the text that holds code, in order.
+    let source_lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.split("//").next().unwrap_or("").trim().is_empty())
+        .map(|(n, _)| Some(n as u32 + 1))
+        .take(info.tokens)
+        .collect();
+    Ok(Compiled {
+        target: Target::Agal,
+        stage,
+        listing: backend_agal::disasm::program_listing(&program),
+        source_lines,
+        reflection: assembled_agal_reflection(stage, &info, version),
+        rendered_warnings: String::new(),
+        warnings: Diagnostics(Vec::new()),
+        bytes,
+        agal: None,
+    })
+}
+
+/// The registers an assembled AGAL program uses, each named after itself.
+fn assembled_agal_reflection(
+    stage: Stage,
+    info: &backend_agal::validate::Info,
+    version: backend_agal::Version,
+) -> Reflection {
+    use machine::reflect::{InputInfo, OutputInfo, SamplerInfo, Stats, UniformInfo};
+    let vertex = stage == Stage::Vertex;
+    let register = |name: String, location: u32| InputInfo {
+        name: name.clone(),
+        location,
+        register: name,
+        vertex: None,
+    };
+    let output = |name: String, mask: String| OutputInfo {
+        name: name.clone(),
+        location: None,
+        builtin: (name == "op").then(|| "Position".to_string()),
+        register: name,
+        semantic: None,
+        mask,
+    };
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    if vertex {
+        for k in (0..32).filter(|k| info.attributes & (1 << k) != 0) {
+            inputs.push(register(format!("va{k}"), k));
+        }
+        outputs.push(output("op".into(), "xyzw".into()));
+        for (k, m) in info.varyings_written.iter().enumerate() {
+            if m.bits() != 0 {
+                outputs.push(output(
+                    format!("v{k}"),
+                    machine::reflect::mask_letters(m.bits()),
+                ));
+            }
+        }
+    } else {
+        for (k, m) in info.varyings_read.iter().enumerate() {
+            if m.bits() != 0 {
+                inputs.push(register(format!("v{k}"), k as u32));
+            }
+        }
+        for k in (0..8).filter(|k| info.color_outputs & (1 << k) != 0) {
+            let name = if k == 0 {
+                "oc".into()
+            } else {
+                format!("oc{k}")
+            };
+            outputs.push(output(name, "xyzw".into()));
+        }
+    }
+    let constants = if vertex { "vc" } else { "fc" };
+    let uniforms = (info.constants > 0)
+        .then(|| UniformInfo {
+            name: constants.into(),
+            block: None,
+            type_name: format!("vec4[{}]", info.constants),
+            layout: None,
+            register: format!("{constants}0"),
+            component: 0,
+            count: info.constants.into(),
+        })
+        .into_iter()
+        .collect();
+    let samplers = info
+        .samplers
+        .iter()
+        .map(|s| {
+            let flags = s.flag_names();
+            SamplerInfo {
+                name: format!("fs{}", s.index),
+                binding: s.index.into(),
+                register: format!("fs{}", s.index),
+                dim: flags[0].clone(),
+                flags,
+            }
+        })
+        .collect();
+    Reflection {
+        target: "agal".into(),
+        agal_version: Some(version.number() as u8),
+        stage: stage.name().into(),
+        entry_point: "main".into(),
+        inputs,
+        outputs,
+        uniforms,
+        samplers,
+        stats: Stats {
+            instructions: info.tokens,
+            temporaries: info.temporaries.into(),
+            constant_registers: info.constants.into(),
+            operand_descriptors: None,
+        },
+        ..Reflection::default()
+    }
+}
+
 /// What each output register a compiled PICA200 vertex program enables carries, in register
 /// order: the geometry program after it receives them so (see
 /// `backend_pica::codegen::geometry`).
@@ -581,8 +736,9 @@ fn render_warnings(warnings: &Diagnostics, name: &str, text: Option<&str>) -> St
 
 /// The optimised MIR the back end for `options.target` starts from, printed (what
 /// `--emit mir` writes): for reading what the compiler made of a shader.
-pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> {
-    crate::error::guarded(source.name, || mir_text_at(source, options, None))
+pub fn mir_text<'s>(source: impl Borrow<Source<'s>>, options: &Options) -> Result<String, Error> {
+    let source = source.borrow();
+    crate::error::guarded(source.name(), || mir_text_at(source, options, None))
 }
 
 /// [`mir_text`] after step `step` of the pipeline (its number or its name, as
@@ -596,8 +752,13 @@ pub fn mir_text(source: Source<'_>, options: &Options) -> Result<String, Error> 
 /// assert!(text.contains("mul"));
 /// # Ok::<(), spv2retro::Error>(())
 /// ```
-pub fn mir_text_after(source: Source<'_>, options: &Options, step: &str) -> Result<String, Error> {
-    crate::error::guarded(source.name, || {
+pub fn mir_text_after<'s>(
+    source: impl Borrow<Source<'s>>,
+    options: &Options,
+    step: &str,
+) -> Result<String, Error> {
+    let source = source.borrow();
+    crate::error::guarded(source.name(), || {
         let found = match options.target {
             Target::Pica => pica_pipeline().find(&StepRef::parse(step)),
             Target::Agal => {
@@ -609,7 +770,7 @@ pub fn mir_text_after(source: Source<'_>, options: &Options, step: &str) -> Resu
                 crate::rules::Rule::PipelineOption,
                 format!("--after {step}: {message}"),
             );
-            Error::rejected(Diagnostics(vec![d]), source.name, None)
+            Error::rejected(Diagnostics(vec![d]), source.name(), None)
         })?;
         mir_text_at(source, options, Some(number))
     })
@@ -637,12 +798,12 @@ fn pica_pipeline() -> backend_pica::codegen::prepare::Pipeline {
 }
 
 fn mir_text_at(
-    source: Source<'_>,
+    source: &Source<'_>,
     options: &Options,
     stop: Option<usize>,
 ) -> Result<String, Error> {
     let lowered = lower(source, options)?;
-    let name = source.name;
+    let name = source.name();
     let prepared = match options.target {
         Target::Pica => backend_pica::codegen::prepare::prepare_until(
             &lowered.mir,
@@ -678,11 +839,12 @@ fn mir_text_at(
 /// # let _ = v;
 /// # Ok::<(), spv2retro::Error>(())
 /// ```
-pub fn compile_pair(
-    vertex: Source<'_>,
-    fragment: Source<'_>,
+pub fn compile_pair<'v, 'f>(
+    vertex: impl Borrow<Source<'v>>,
+    fragment: impl Borrow<Source<'f>>,
     options: &Options,
 ) -> Result<(Compiled, Compiled), Error> {
+    let (vertex, fragment) = (vertex.borrow(), fragment.borrow());
     let mut options = options.clone();
     options.target = Target::Agal;
     let vertex_options = options.clone().stage(Stage::Vertex);
@@ -690,7 +852,7 @@ pub fn compile_pair(
     // Classic GLSL: the fragment shader's varyings take the vertex shader's locations, by
     // name.
     #[cfg(feature = "glsl")]
-    if let Code::Glsl(text, _) = vertex.code {
+    if let Code::Glsl(text, _) = &vertex.code {
         fragment_options.varyings = Some(frontend_glsl::vertex_varyings(text));
     }
     let frag = lower(fragment, &fragment_options)?;
@@ -712,7 +874,7 @@ pub fn compile_pair(
                 format!(
                     "{}: gl_FragCoord needs a varying to pass the position on, and the pair uses \
                      all eight",
-                    fragment.name
+                    fragment.name()
                 ),
             ));
         }
@@ -720,7 +882,7 @@ pub fn compile_pair(
     fragment_options.position_varying = options.position_varying;
     let v = compile(vertex, &options.clone().stage(Stage::Vertex))?;
     let f = compile(fragment, &fragment_options)?;
-    check_link(&v, &f, fragment.name)?;
+    check_link(&v, &f, fragment.name())?;
     Ok((v, f))
 }
 

@@ -54,12 +54,14 @@ mod compile;
 mod error;
 pub mod picasso;
 pub mod rules;
+mod source;
 
 pub use compile::{
-    Compiled, Options, Profile, SamplerFlags, Semantic, Source, Target, check_link, compile,
-    compile_pair, mir_text, mir_text_after, pipeline_text, stage_of,
+    Compiled, Options, Profile, SamplerFlags, Semantic, Target, check_link, compile, compile_pair,
+    mir_text, mir_text_after, pipeline_text, stage_of,
 };
 pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
+pub use source::{Language, Source};
 
 /// The SPIR-V (1.0, little-endian bytes) a GLSL shader for `stage` becomes on its way in: what
 /// [`compile`] compiles for [`Source::glsl`], exactly (naga's GLSL front end and SPIR-V writer

@@ -10,12 +10,13 @@
 //! checks that each compiled shader's uniforms are where its code reads them.
 //!
 //! ```
-//! use spv2retro::picasso::{Input, link};
+//! use spv2retro::{Source, picasso::link};
 //!
 //! let vsh = ".fvec mvp[4]\n.out pos position\n.proc main\n\tdp4 pos.x, mvp[0], v0\n\
 //!            \tdp4 pos.y, mvp[1], v0\n\tdp4 pos.z, mvp[2], v0\n\tdp4 pos.w, mvp[3], v0\n\
 //!            \tend\n.end\n";
-//! let linked = link(&[Input::picasso("sprite.v.pica", vsh)], &spv2retro::Options::pica(), true)?;
+//! let sprite = Source::picasso(vsh).named("sprite.v.pica");
+//! let linked = link(&[sprite], &spv2retro::Options::pica(), true)?;
 //! assert_eq!(&linked.bytes[..4], b"DVLB");
 //! assert!(linked.header.contains("#define VSH_FVEC_mvp 0x00\n"));
 //! assert_eq!(linked.shaders[0].uniforms[0].name, "mvp");
@@ -30,37 +31,9 @@ use mir::{Diagnostic, Diagnostics};
 
 pub use backend_pica::asm::link::LinkedUniform;
 
-use crate::compile::{Compiled, Options, Source, Target, compile};
+use crate::compile::{Compiled, Options, Target, compile};
+use crate::source::{Code, Source};
 use crate::{Error, ErrorKind, Stage};
-
-/// One input of a link.
-#[derive(Clone, Copy, Debug)]
-pub enum Input<'a> {
-    /// picasso assembly text.
-    Picasso {
-        /// The file name, for messages.
-        name: &'a str,
-        /// The text.
-        text: &'a str,
-    },
-    /// A shader to compile (a vertex shader: the PICA200 compiles no other stage yet).
-    Shader(Source<'a>),
-}
-
-impl<'a> Input<'a> {
-    /// picasso assembly called `name`.
-    pub fn picasso(name: &'a str, text: &'a str) -> Input<'a> {
-        Input::Picasso { name, text }
-    }
-
-    /// Its name, for messages.
-    pub fn name(&self) -> &'a str {
-        match self {
-            Input::Picasso { name, .. } => name,
-            Input::Shader(s) => s.name(),
-        }
-    }
-}
 
 /// One shader (DVLE) of a linked program.
 #[derive(Clone, Debug)]
@@ -74,6 +47,9 @@ pub struct LinkedShader {
     /// For a compiled shader, what the compiler made (its reflection holds for the linked
     /// program: the link keeps every register).
     pub compiled: Option<Compiled>,
+    /// Which register holds what: a compiled shader's reflection, or for picasso source
+    /// what its DVLE's tables say (names from `.fvec`, `.in`, `.out`).
+    pub reflection: machine::reflect::Reflection,
 }
 
 /// What [`link`] made.
@@ -90,10 +66,10 @@ pub struct Linked {
     pub warnings: String,
 }
 
-/// Links `inputs` into one program, as `picasso -o out.shbin a b …` does; compiled shaders
-/// are compiled with `options` first. `padding_nops` is picasso's default; `false` is its
+/// Links `inputs` into one program, as `picasso -o out.shbin a b …` does: picasso sources
+/// ([`Source::picasso`]) as they are, every other source compiled with `options` first. `padding_nops` is picasso's default; `false` is its
 /// `-n`, which leaves the NOPs out and warns at each place that needs one.
-pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Result<Linked, Error> {
+pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Result<Linked, Error> {
     if options.target != Target::Pica {
         return Err(Error::other(
             ErrorKind::Rejected,
@@ -105,7 +81,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
     // another input defines the same name (picasso's procedures are global).
     let mut procedures = Procedures::default();
     for input in inputs {
-        if let Input::Picasso { text, .. } = input {
+        if let Code::Picasso(text) = &input.code {
             procedures.declare(text);
         }
     }
@@ -114,14 +90,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
     // reads), so no component is dropped for want of a semantic.
     let stages: Vec<Option<Stage>> = inputs
         .iter()
-        .map(|input| match input {
-            Input::Shader(source) => crate::compile::stage_of(*source, options).ok(),
-            Input::Picasso { text, .. } => Some(if pica_link::is_geometry(text) {
-                Stage::Geometry
-            } else {
-                Stage::Vertex
-            }),
-        })
+        .map(|input| crate::compile::stage_of(input, options).ok())
         .collect();
     let feeds_geometry = |i: usize| {
         stages[i] == Some(Stage::Vertex)
@@ -135,12 +104,12 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
     let mut texts: Vec<String> = Vec::new();
     let mut warnings = String::new();
     for (i, input) in inputs.iter().enumerate() {
-        match input {
-            Input::Picasso { text, .. } => {
+        match &input.code {
+            Code::Picasso(text) => {
                 texts.push(text.to_string());
                 compiled.push(None);
             }
-            Input::Shader(source) => {
+            _ => {
                 // A geometry program receives the output registers of the vertex program
                 // compiled last before it.
                 let mut o = options.clone();
@@ -154,7 +123,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
                     o.semantics = (0..16).map(|l| (l, Semantic::Dummy)).collect();
                     o.feeds_geometry = true;
                 }
-                let c = compile(*source, &o)?;
+                let c = compile(input, &o)?;
                 warnings += c.rendered_warnings();
                 texts.push(procedures.rename(&c.listing, i));
                 compiled.push(Some(c));
@@ -174,19 +143,18 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
         .zip(&texts)
         .map(|(name, text)| SourceFile { name, text })
         .collect();
-    let linked = pica_link::link(&files, &asm::Options { padding_nops }).map_err(|e| match e {
-        LinkError::Asm(e) => asm_error(e),
-        LinkError::Write(e) => Error::other(
-            ErrorKind::Rejected,
-            format!("{}: error: {e}", inputs[0].name()),
-        ),
-    })?;
+    let linked = pica_link::link(&files, &asm::Options { padding_nops })
+        .map_err(|e| link_error(e, inputs[0].name()))?;
     for w in &linked.warnings {
         warnings += &w.render();
     }
     let mut shaders = Vec::new();
-    for dvle in linked.shaders {
+    for (k, dvle) in linked.shaders.into_iter().enumerate() {
         let compiled = compiled[dvle.source].clone();
+        let reflection = match &compiled {
+            Some(c) => c.reflection.clone(),
+            None => backend_pica::codegen::reflect_dvle(&linked.binary, k).unwrap_or_default(),
+        };
         if let Some(c) = &compiled {
             check_placement(c, &dvle.uniforms, inputs[dvle.source].name())?;
         }
@@ -198,6 +166,7 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
             },
             uniforms: dvle.uniforms,
             compiled,
+            reflection,
         });
     }
     Ok(Linked {
@@ -210,12 +179,22 @@ pub fn link(inputs: &[Input<'_>], options: &Options, padding_nops: bool) -> Resu
 
 /// An assembly error as the library's error: picasso's first line (with the column), the
 /// line underlined, the rule.
-fn asm_error(e: AsmError) -> Error {
-    let mut d = Diagnostic::error(e.rule(), e.message.clone());
+pub(crate) fn link_error(e: LinkError, first: &str) -> Error {
+    match e {
+        LinkError::Asm(e) => {
+            let d = located(Diagnostic::error(e.rule(), e.message.clone()), &e);
+            Error::with_text(Diagnostics(vec![d]), e.render())
+        }
+        LinkError::Write(e) => Error::other(ErrorKind::Rejected, format!("{first}: error: {e}")),
+    }
+}
+
+/// `d`, at the file, line and column of the assembler's `e`.
+pub(crate) fn located(mut d: Diagnostic, e: &AsmError) -> Diagnostic {
     if e.line != 0 {
         d.source = Some(format!("{}:{}:{}", e.file, e.line, e.column.max(1)));
     }
-    Error::with_text(Diagnostics(vec![d]), e.render())
+    d
 }
 
 /// A compiled shader's code names its uniforms' registers: the link must have put each

@@ -4,12 +4,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spv2retro::picasso::{Input, link};
-use spv2retro::{ErrorKind, Options};
+use spv2retro::picasso::link;
+use spv2retro::{ErrorKind, Options, Source};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    match link(&[Input::picasso("fuzz.v.pica", &text)], &Options::pica(), true) {
+    match link(&[Source::picasso(&text).named("fuzz.v.pica")], &Options::pica(), true) {
         Ok(linked) => {
             backend_pica::sim::Simulator::new(&linked.bytes).expect("our .shbin reads back");
         }

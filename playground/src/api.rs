@@ -18,11 +18,10 @@
 
 use std::collections::BTreeMap;
 
-use machine::reflect::{InputInfo, OutputInfo, Reflection, Stats, UniformInfo};
+use machine::reflect::Reflection;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 
-use spv2retro::picasso::{Input, link};
 use spv2retro::{Options, Profile, Source, Stage};
 
 /// A request to any endpoint.
@@ -153,205 +152,48 @@ fn build(r: &Request) -> Result<Built, Vec<Json>> {
         }
     };
     let text = r.source.as_str();
-    match language {
-        "pica" => build_picasso(text),
-        "agal" => build_agal(text, stage, profile),
-        "glsl" | "wgsl" | "spvasm" => {
-            let source = match language {
-                "glsl" => Source::glsl(text, stage),
-                "wgsl" => Source::wgsl(text),
-                _ => Source::spirv_text(text),
-            }
-            .named("shader");
-            let mut options = if agal {
-                Options::agal(profile)
+    // Assembly is for its own target, whatever the request says.
+    let (source, agal) = match language {
+        "glsl" => (Source::glsl(text, stage), agal),
+        "wgsl" => (Source::wgsl(text), agal),
+        "spvasm" => (Source::spirv_text(text), agal),
+        "pica" => (Source::picasso(text), false),
+        "agal" => {
+            let stage = if stage == Stage::Fragment {
+                Stage::Fragment
             } else {
-                Options::pica()
+                Stage::Vertex
             };
-            options.stage = Some(stage);
-            let c = spv2retro::compile(source, &options)
-                .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
-            Ok(Built {
-                source_lines: c.source_lines,
-                warnings: diagnostics_json(&c.warnings, text),
-                bytes: c.bytes,
-                listing: c.listing,
-                reflection: c.reflection,
-            })
+            (Source::agal_assembly(text, stage), true)
         }
-        other => Err(vec![diagnostic(
-            "error",
-            "api.request",
-            &format!("language `{other}`: expected glsl, wgsl, spvasm, pica or agal"),
-            None,
-        )]),
-    }
-}
-
-/// A picasso source, assembled; its reflection from its DVLE's tables.
-fn build_picasso(text: &str) -> Result<Built, Vec<Json>> {
-    let linked = link(
-        &[Input::picasso("shader.pica", text)],
-        &Options::pica(),
-        true,
-    )
-    .map_err(|e| diagnostics_json(e.diagnostics(), text))?;
-    let binary = backend_pica::shbin::read(&linked.bytes)
-        .map_err(|e| vec![diagnostic("error", "picasso.link", &e.to_string(), None)])?;
-    let dvle = binary.dvles.first().cloned().unwrap_or_default();
-    let geometry = dvle.shader_type == backend_pica::shbin::ShaderType::Geometry;
-    let mut reflection = Reflection {
-        target: "pica".into(),
-        stage: if geometry { "geometry" } else { "vertex" }.into(),
-        entry_point: "main".into(),
-        stats: Stats {
-            instructions: binary.code.len(),
-            ..Stats::default()
-        },
-        ..Reflection::default()
-    };
-    for u in &dvle.uniforms {
-        let Some((file, first, count)) = u.range() else {
-            continue;
-        };
-        use backend_pica::shbin::UniformFile;
-        match file {
-            UniformFile::Input => reflection.inputs.push(InputInfo {
-                name: u.name.clone(),
-                location: u32::from(first),
-                register: format!("v{first}"),
-                vertex: None,
-            }),
-            UniformFile::Float | UniformFile::Bool => reflection.uniforms.push(UniformInfo {
-                name: u.name.clone(),
-                block: None,
-                type_name: if file == UniformFile::Bool {
-                    "bool"
-                } else {
-                    "vec4"
-                }
-                .into(),
-                layout: None,
-                register: format!(
-                    "{}{first}",
-                    if file == UniformFile::Bool { 'b' } else { 'c' }
-                ),
-                component: 0,
-                count: u32::from(count),
-            }),
-            UniformFile::Int => {}
+        other => {
+            return Err(vec![diagnostic(
+                "error",
+                "api.request",
+                &format!("language `{other}`: expected glsl, wgsl, spvasm, pica or agal"),
+                None,
+            )]);
         }
-    }
-    for o in &dvle.outputs {
-        let mask = machine::reflect::mask_letters(o.mask.bits());
-        reflection.outputs.push(OutputInfo {
-            name: o.semantic.name().to_string(),
-            location: None,
-            builtin: (o.semantic == backend_pica::shbin::Semantic::Position)
-                .then(|| "Position".to_string()),
-            register: format!("o{}", o.reg),
-            semantic: Some(o.semantic.name().to_string()),
-            mask,
-        });
-    }
-    Ok(Built {
-        listing: backend_pica::disasm::listing(&binary),
-        source_lines: Vec::new(),
-        bytes: linked.bytes,
-        reflection,
-        warnings: Vec::new(),
-    })
-}
-
-/// AGALMiniAssembler text, assembled and checked against Flash's rules; registers named
-/// after themselves.
-fn build_agal(text: &str, stage: Stage, profile: Profile) -> Result<Built, Vec<Json>> {
-    let agal_stage = match stage {
-        Stage::Fragment => backend_agal::Stage::Fragment,
-        _ => backend_agal::Stage::Vertex,
     };
-    let bytes = backend_agal::asm::assemble(text, agal_stage, profile.version()).map_err(|e| {
-        vec![diagnostic(
-            "error",
-            "agal.asm",
-            &e.message,
-            Some((e.line, 1)),
-        )]
+    let mut options = if agal {
+        Options::agal(profile)
+    } else {
+        Options::pica()
+    };
+    options.stage = Some(stage);
+    let c = spv2retro::compile(source.named("shader"), &options).map_err(|e| {
+        let mut d = diagnostics_json(e.diagnostics(), text);
+        if d.is_empty() {
+            d.push(diagnostic("error", "api.compile", &e.to_string(), None));
+        }
+        d
     })?;
-    if let Err(errors) = backend_agal::validate(&bytes, profile) {
-        return Err(errors
-            .iter()
-            .map(|e| diagnostic("error", "agal.validate", &e.to_string(), None))
-            .collect());
-    }
-    let program = backend_agal::Program::decode(&bytes)
-        .map_err(|e| vec![diagnostic("error", "agal.decode", &e.to_string(), None)])?;
-    let fragment = stage == Stage::Fragment;
-    let mut reflection = Reflection {
-        target: "agal".into(),
-        agal_version: Some(profile.version().number() as u8),
-        stage: if fragment { "fragment" } else { "vertex" }.into(),
-        entry_point: "main".into(),
-        stats: Stats {
-            instructions: program.instructions.len(),
-            ..Stats::default()
-        },
-        ..Reflection::default()
-    };
-    let (input, constants, count) = if fragment {
-        ("v", "fc", 28)
-    } else {
-        ("va", "vc", 128)
-    };
-    for k in 0..8u32 {
-        reflection.inputs.push(InputInfo {
-            name: format!("{input}{k}"),
-            location: k,
-            register: format!("{input}{k}"),
-            vertex: None,
-        });
-    }
-    let output = |name: String| OutputInfo {
-        name: name.clone(),
-        location: None,
-        builtin: (name == "op").then(|| "Position".to_string()),
-        register: name,
-        semantic: None,
-        mask: "xyzw".into(),
-    };
-    if fragment {
-        reflection.outputs.push(output("oc".into()));
-    } else {
-        reflection.outputs.push(output("op".into()));
-        for k in 0..8 {
-            reflection.outputs.push(output(format!("v{k}")));
-        }
-    }
-    reflection.uniforms.push(UniformInfo {
-        name: constants.into(),
-        block: None,
-        type_name: format!("vec4[{count}]"),
-        layout: None,
-        register: format!("{constants}0"),
-        component: 0,
-        count,
-    });
-    // One token per line of the text, in order.
-    let source_lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| {
-            let code = l.split("//").next().unwrap_or("").trim();
-            !code.is_empty()
-        })
-        .map(|(n, _)| Some(n as u32 + 1))
-        .collect();
     Ok(Built {
-        listing: backend_agal::disasm::listing(&bytes).unwrap_or_default(),
-        source_lines,
-        bytes,
-        reflection,
-        warnings: Vec::new(),
+        source_lines: c.source_lines,
+        warnings: diagnostics_json(&c.warnings, text),
+        bytes: c.bytes,
+        listing: c.listing,
+        reflection: c.reflection,
     })
 }
 

@@ -415,11 +415,11 @@ fn the_geoshader_example_rewritten_in_glsl_draws_what_the_hand_written_one_draws
 /// them, whatever locations the vertex program writes.
 #[test]
 fn a_vertex_and_a_geometry_program_link_into_one_shbin() {
-    use spv2retro::picasso::{Input, link};
+    use spv2retro::picasso::link;
     let (vs_bytes, gs_bytes) = (spv("sprite.vert"), spv("sprite.geom"));
     let inputs = [
-        Input::Shader(Source::spirv(&vs_bytes).named("sprite.vert.spv")),
-        Input::Shader(Source::spirv(&gs_bytes).named("sprite.geom.spv")),
+        Source::spirv(&vs_bytes).named("sprite.vert.spv"),
+        Source::spirv(&gs_bytes).named("sprite.geom.spv"),
     ];
     let linked = link(&inputs, &Options::pica(), true).unwrap();
     assert_eq!(linked.shaders.len(), 2);
@@ -510,8 +510,8 @@ fn what_the_pica200_cannot_draw_is_refused_by_rule() {
     // Linked after a vertex program that does not write what it reads.
     let (v, g) = (spv("line.vert"), spv("wide.geom"));
     let inputs = [
-        spv2retro::picasso::Input::Shader(Source::spirv(&v).named("line.vert.spv")),
-        spv2retro::picasso::Input::Shader(Source::spirv(&g).named("wide.geom.spv")),
+        Source::spirv(&v).named("line.vert.spv"),
+        Source::spirv(&g).named("wide.geom.spv"),
     ];
     let text = spv2retro::picasso::link(&inputs, &Options::pica(), true)
         .unwrap_err()
@@ -748,7 +748,7 @@ fn geometry_listings_assemble_to_the_compilers_bytes() {
     ] {
         let c = pica(&format!("{name}.geom"));
         let linked = spv2retro::picasso::link(
-            &[spv2retro::picasso::Input::picasso("g.g.pica", &c.listing)],
+            &[Source::picasso(&c.listing).named("g.g.pica")],
             &Options::pica(),
             true,
         )

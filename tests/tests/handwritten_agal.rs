@@ -253,7 +253,7 @@ fn check(o: &Original) -> Result<(), String> {
     validate(&o.assemble(), o.setup.profile).map_err(|e| format!("original invalid: {e:?}"))?;
     let text = std::fs::read_to_string(&r.rewrite).map_err(|e| e.to_string())?;
     let compiled = spv2retro::compile(
-        Source::glsl(&text, r.stage).named(&r.rewrite.to_string_lossy()),
+        Source::glsl(&text, r.stage).named(r.rewrite.to_string_lossy()),
         &r.options(),
     )
     .map_err(|e| format!("the compiler refuses the rewrite: {e}"))?;

@@ -20,7 +20,7 @@ fn a_megabyte_shader_ends_in_the_targets_limits() {
     let bytes = generated_bytes(15_000);
     assert!(bytes.len() >= 1 << 20, "{} bytes", bytes.len());
     let source = Source::spirv(&bytes).named("huge.spv");
-    let e = compile(source, &Options::pica()).expect_err("too big for the PICA200");
+    let e = compile(&source, &Options::pica()).expect_err("too big for the PICA200");
     assert!(
         e.to_string().starts_with("huge.spv: error[pica.limit]"),
         "{e}"
@@ -28,7 +28,7 @@ fn a_megabyte_shader_ends_in_the_targets_limits() {
     // AGAL 3: its loops would unroll past 2048 instructions, or its values past the
     // temporaries; either way the message names the limit.
     let e = compile(
-        source,
+        &source,
         &Options::agal(Profile::StandardExtended).stage(Stage::Vertex),
     )
     .expect_err("too big for AGAL 3");

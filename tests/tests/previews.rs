@@ -105,7 +105,7 @@ fn every_corpus_shader_previews() {
 /// them), and a classic pair draws together in AGAL: something is on each picture.
 #[test]
 fn pairs_preview_together() {
-    use spv2retro::picasso::{Input, link};
+    use spv2retro::picasso::link;
     let sphere = preview::mesh::sphere(12, 6);
     let visible = |f: &preview::Frame| {
         let bg = &f.rgba[0..4];
@@ -116,10 +116,7 @@ fn pairs_preview_together() {
         let v = std::fs::read(dir.join(format!("{name}.vert.spv"))).unwrap();
         let g = std::fs::read(dir.join(format!("{name}.geom.spv"))).unwrap();
         let linked = link(
-            &[
-                Input::Shader(Source::spirv(&v).named("v")),
-                Input::Shader(Source::spirv(&g).named("g")),
-            ],
+            &[Source::spirv(&v).named("v"), Source::spirv(&g).named("g")],
             &Options::pica(),
             true,
         )

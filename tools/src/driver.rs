@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, anyhow};
-use spv2retro::{Compiled, Options, Source, Stage};
+use spv2retro::{Compiled, Language, Options, Source, Stage};
 
 use crate::args::{AgalEmit, Common, Pica, PicaEmit};
 
@@ -77,32 +77,10 @@ impl From<spv2retro::Error> for Failure {
     }
 }
 
-/// The library's source for a file's bytes: by extension (`.spv` is a binary, `.spvasm`
-/// text), else by content.
-/// GLSL files take their stage from the extension (`.vert`, `.frag`), else from
-/// `--vertex`/`--fragment`, else vertex.
-pub(crate) fn source<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    display: &'a str,
-    stage: Option<Stage>,
-) -> anyhow::Result<Source<'a>> {
-    let text = || {
-        std::str::from_utf8(bytes).map_err(|e| anyhow!("{display}: source text is not UTF-8: {e}"))
-    };
-    let source = match path.extension().and_then(|e| e.to_str()) {
-        Some("spvasm") => Source::spirv_text(text()?),
-        // A `.spv` file is a binary: text in one is an error about the header, not about
-        // assembly syntax.
-        Some("spv") => Source::spirv_binary(bytes),
-        Some("vert") => Source::glsl(text()?, Stage::Vertex),
-        Some("frag") => Source::glsl(text()?, Stage::Fragment),
-        Some("geom") => Source::glsl(text()?, Stage::Geometry),
-        Some("glsl") => Source::glsl(text()?, stage.unwrap_or(Stage::Vertex)),
-        Some("wgsl") => Source::wgsl(text()?),
-        _ => Source::spirv(bytes),
-    };
-    Ok(source.named(display))
+/// The library's source for a file's bytes (its language by the name, as
+/// `Source::from_path` tells it).
+pub(crate) fn source(display: &str, bytes: Vec<u8>) -> Result<Source<'static>, Failure> {
+    Ok(Source::from_bytes(display, bytes)?)
 }
 
 /// Prints the pass pipeline of `target` (`--print-pipeline`).
@@ -124,14 +102,22 @@ pub fn run(
     let display = display_name(input);
     let bytes = read_input(input)?;
     if let Target::Agal(agal) = target {
-        match input.extension().and_then(|e| e.to_str()) {
-            Some("agalasm") => return assemble_agal(input, common, agal, stage, &display, &bytes),
-            Some("agal") => return disassemble_agal(input, common, agal, &display, &bytes),
-            _ => {}
+        if input.extension().and_then(|e| e.to_str()) == Some("agal") {
+            return disassemble_agal(input, common, agal, &display, &bytes);
         }
     }
-    let source = source(input, &bytes, &display, stage)?;
+    let source = source(&display, bytes)?;
     let options = target.options(common, stage);
+    if let Target::Agal(agal) = target {
+        if source.language() == Language::AgalAssembly
+            && !matches!(agal.emit, AgalEmit::Agal | AgalEmit::Asm)
+        {
+            return Err(Failure::Rejected(format!(
+                "{display}: AGALMiniAssembler text compiles to bytes (--emit agal) or a listing \
+                 (--emit asm)\n"
+            )));
+        }
+    }
     let emits_mir = match target {
         Target::Pica(p) => p.emit == PicaEmit::Mir,
         Target::Agal(a) => a.emit == AgalEmit::Mir,
@@ -143,8 +129,8 @@ pub fn run(
     }
     if emits_mir {
         let text = match &common.after {
-            Some(step) => spv2retro::mir_text_after(source, &options, step)?,
-            None => spv2retro::mir_text(source, &options)?,
+            Some(step) => spv2retro::mir_text_after(&source, &options, step)?,
+            None => spv2retro::mir_text(&source, &options)?,
         };
         if common.check {
             return Ok(());
@@ -165,13 +151,9 @@ pub fn run(
                 )));
             }
             let other_bytes = read_input(other)?;
-            let mine = spv2retro::stage_of(source, &options)?;
-            let theirs = if mine == Stage::Vertex {
-                Stage::Fragment
-            } else {
-                Stage::Vertex
-            };
-            let other_source = self::source(other, &other_bytes, &shown, Some(theirs))?;
+            let mine = spv2retro::stage_of(&source, &options)?;
+            // A `.glsl` file takes its stage in the pair from compile_pair.
+            let other_source = self::source(&shown, other_bytes)?;
             let mut pair_options = options.clone();
             pair_options.stage = None;
             let (v, f) = if mine == Stage::Vertex {
@@ -246,20 +228,9 @@ pub fn link_pica(
                 .into(),
         ));
     }
-    let mut read = Vec::new();
-    for path in inputs {
-        read.push((path.as_path(), display_name(path), read_input(path)?));
-    }
     let mut linked_inputs = Vec::new();
-    for (path, shown, bytes) in &read {
-        linked_inputs.push(if is_picasso_source(path) {
-            let text = std::str::from_utf8(bytes).map_err(|e| {
-                Failure::Rejected(format!("{shown}: error: the text is not UTF-8: {e}\n"))
-            })?;
-            spv2retro::picasso::Input::picasso(shown, text)
-        } else {
-            spv2retro::picasso::Input::Shader(source(path, bytes, shown, Some(Stage::Vertex))?)
-        });
+    for path in inputs {
+        linked_inputs.push(source(&display_name(path), read_input(path)?)?);
     }
     let mut options = Options::pica();
     options.semantics = pica.semantics.clone();
@@ -267,18 +238,6 @@ pub fn link_pica(
     options.defines = common.defines.clone();
     let linked = spv2retro::picasso::link(&linked_inputs, &options, padding_nops)?;
     eprint!("{}", linked.warnings);
-    let compiled: Vec<&Compiled> = linked
-        .shaders
-        .iter()
-        .filter_map(|s| s.compiled.as_ref())
-        .collect();
-    if common.reflect.is_some() && compiled.is_empty() {
-        return Err(Failure::Rejected(
-            "spv2pica: --reflect describes compiled shaders, and this link has none; picasso \
-             sources are described by their declarations (and by -h)\n"
-                .into(),
-        ));
-    }
     if common.check {
         return Ok(());
     }
@@ -297,14 +256,15 @@ pub fn link_pica(
     };
     let shown = display_name(first);
     if let Some(path) = &common.reflect {
-        // One compiled shader: its reflection; several: an array, in DVLE order.
-        let json = match compiled.as_slice() {
+        // One shader: its reflection; several: an array, in DVLE order (a picasso
+        // source's from its tables).
+        let json = match linked.shaders.as_slice() {
             [one] => one.reflection.to_json(),
             several => format!(
                 "[\n{}\n]",
                 several
                     .iter()
-                    .map(|c| c.reflection.to_json())
+                    .map(|s| s.reflection.to_json())
                     .collect::<Vec<_>>()
                     .join(",\n")
             ),
@@ -362,10 +322,7 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
     } else {
         Stage::Vertex
     });
-    let compiled = spv2retro::compile(
-        source(other, &bytes, &shown, other_options.stage)?,
-        &other_options,
-    )?;
+    let compiled = spv2retro::compile(source(&shown, bytes)?, &other_options)?;
     eprint!("{}", compiled.rendered_warnings());
     let (v, f) = if mine_vertex {
         (program, &compiled)
@@ -373,57 +330,6 @@ fn check_link(program: &Compiled, other: &Path, options: &Options) -> Result<(),
         (&compiled, program)
     };
     Ok(spv2retro::check_link(v, f, &shown)?)
-}
-
-/// `spv2agal FILE.agalasm`: AGALMiniAssembler text, assembled for the profile's AGAL version
-/// as AGALMiniAssembler does and checked against Flash's rules, written as bytes (or, with
-/// `--emit asm`, as this tool's listing of them).
-fn assemble_agal(
-    input: &Path,
-    common: &Common,
-    agal: &Agal,
-    stage: Option<Stage>,
-    shown: &str,
-    bytes: &[u8],
-) -> Result<(), Failure> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Failure::Rejected(format!("{shown}: the text is not UTF-8: {e}\n")))?;
-    let stage = match stage {
-        Some(Stage::Vertex) => backend_agal::Stage::Vertex,
-        Some(Stage::Fragment) => backend_agal::Stage::Fragment,
-        _ => {
-            return Err(Failure::Rejected(format!(
-                "{shown}: error[agal.asm]: AGALMiniAssembler text does not say which program it \
-                 is: pass --vertex or --fragment\n"
-            )));
-        }
-    };
-    let program =
-        backend_agal::asm::assemble(text, stage, agal.profile.version()).map_err(|e| {
-            Failure::Rejected(format!(
-                "{shown}:{}: error[agal.asm]: {}\n",
-                e.line, e.message
-            ))
-        })?;
-    backend_agal::validate(&program, agal.profile)
-        .map_err(|errors| Failure::Rejected(flash_errors(shown, &errors)))?;
-    if common.check {
-        return Ok(());
-    }
-    match agal.emit {
-        AgalEmit::Agal => write_output(input, common, shown, "agal", &program),
-        AgalEmit::Asm => write_output(
-            input,
-            common,
-            shown,
-            "agalasm",
-            listing(shown, &program)?.as_bytes(),
-        ),
-        _ => Err(Failure::Rejected(format!(
-            "{shown}: AGALMiniAssembler text compiles to bytes (--emit agal) or a listing \
-             (--emit asm)\n"
-        ))),
-    }
 }
 
 /// `spv2agal FILE.agal --emit asm`: the listing of a program's bytes (AGALMiniAssembler
@@ -455,28 +361,6 @@ fn listing(shown: &str, bytes: &[u8]) -> Result<String, Failure> {
     Ok(backend_agal::disasm::program_listing(&program))
 }
 
-/// Flash's rules a program breaks, each with Flash's error number.
-fn flash_errors(shown: &str, errors: &[backend_agal::validate::Error]) -> String {
-    errors
-        .iter()
-        .map(|e| {
-            let mut line = format!("{shown}: error[flash.{}]: {}", e.code(), e.message);
-            if let Some(t) = e.token {
-                line.push_str(&format!("\n  --> token {t}"));
-                if let Some(field) = e.operand {
-                    line.push_str(&format!(", {field}"));
-                }
-            }
-            line.push_str(&format!(
-                "\n   = rule: #{} {}\n",
-                e.code(),
-                e.rule.summary()
-            ));
-            line
-        })
-        .collect()
-}
-
 /// `spv2agal --validate FILE.agal`: Flash Player's AGAL validation on any program's bytes.
 /// Prints a summary on success; each broken rule with Flash's error number otherwise.
 pub fn validate_agal(input: &Path, profile: spv2retro::Profile) -> Result<(), Failure> {
@@ -496,7 +380,9 @@ pub fn validate_agal(input: &Path, profile: spv2retro::Profile) -> Result<(), Fa
             );
             Ok(())
         }
-        Err(errors) => Err(Failure::Rejected(flash_errors(&shown, &errors))),
+        Err(errors) => Err(Failure::Rejected(backend_agal::validate::render(
+            &shown, &errors,
+        ))),
     }
 }
 

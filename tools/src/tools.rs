@@ -35,12 +35,10 @@ pub struct Build {
 
 /// Compiles the shader at `path`.
 pub fn compile_file(path: &Path, build: &Build) -> Result<Compiled, Failure> {
-    let bytes = read_input(path)?;
-    let shown = path.display().to_string();
-    let src = source(path, &bytes, &shown, build.stage)?;
+    let src = source(&path.display().to_string(), read_input(path)?)?;
     let stage = match build.stage {
         Some(s) => Some(s),
-        None => spv2retro::stage_of(src, &Options::agal(build.profile)).ok(),
+        None => spv2retro::stage_of(&src, &Options::agal(build.profile)).ok(),
     };
     let target = match build.target {
         Some(TargetName::Agal) => Target::Agal,
@@ -222,27 +220,15 @@ pub fn preview(
     // A pair is a PICA200 vertex and geometry program, or an AGAL vertex and fragment one.
     let geometry_pair = args.shaders.len() == 2 && {
         let second = &args.shaders[1];
-        let bytes = read_input(second)?;
-        let shown = second.display().to_string();
-        let src = source(second, &bytes, &shown, None)?;
-        spv2retro::stage_of(src, &Options::pica()).ok() == Some(Stage::Geometry)
+        let src = source(&second.display().to_string(), read_input(second)?)?;
+        spv2retro::stage_of(&src, &Options::pica()).ok() == Some(Stage::Geometry)
     };
     if geometry_pair {
-        let inputs: Vec<(std::path::PathBuf, Vec<u8>)> = args
+        let sources = args
             .shaders
             .iter()
-            .map(|p| Ok((p.clone(), read_input(p)?)))
-            .collect::<Result<_, Failure>>()?;
-        let names: Vec<String> = inputs
-            .iter()
-            .map(|(p, _)| p.display().to_string())
-            .collect();
-        let mut sources = Vec::new();
-        for ((p, bytes), name) in inputs.iter().zip(&names) {
-            sources.push(spv2retro::picasso::Input::Shader(source(
-                p, bytes, name, None,
-            )?));
-        }
+            .map(|p| source(&p.display().to_string(), read_input(p)?))
+            .collect::<Result<Vec<_>, Failure>>()?;
         let mut options = Options::pica();
         options.defines = build.defines.clone();
         let linked = spv2retro::picasso::link(&sources, &options, true)?;

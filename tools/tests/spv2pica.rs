@@ -250,8 +250,8 @@ fn a_vertex_and_a_geometry_shader_link_into_one_shbin_with_both_reflections() {
         std::fs::read(dir.join("sprite.geom.spv")).unwrap(),
     );
     let inputs = [
-        spv2retro::picasso::Input::Shader(spv2retro::Source::spirv(&v).named("sprite.vert.spv")),
-        spv2retro::picasso::Input::Shader(spv2retro::Source::spirv(&g).named("sprite.geom.spv")),
+        spv2retro::Source::spirv(&v).named("sprite.vert.spv"),
+        spv2retro::Source::spirv(&g).named("sprite.geom.spv"),
     ];
     let linked = spv2retro::picasso::link(&inputs, &spv2retro::Options::pica(), true).unwrap();
     let bytes = std::fs::read(dir.join("sprite.shbin")).unwrap();

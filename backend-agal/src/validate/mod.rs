@@ -134,6 +134,30 @@ pub struct Info {
     pub depth: bool,
 }
 
+/// `errors` as the command-line tools print them about the program called `name`: one
+/// `name: error[flash.NNNN]: message` line each, the token and operand, then the rule's
+/// number and summary.
+pub fn render(name: &str, errors: &[Error]) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            let mut line = format!("{name}: error[flash.{}]: {}", e.code(), e.message);
+            if let Some(t) = e.token {
+                line.push_str(&format!("\n  --> token {t}"));
+                if let Some(field) = e.operand {
+                    line.push_str(&format!(", {field}"));
+                }
+            }
+            line.push_str(&format!(
+                "\n   = rule: #{} {}\n",
+                e.code(),
+                e.rule.summary()
+            ));
+            line
+        })
+        .collect()
+}
+
 /// Checks a program the way Flash Player checks it when `Program3D.upload` is called in a
 /// context created with `profile`.
 pub fn validate(bytes: &[u8], profile: Profile) -> Result<Info, Vec<Error>> {

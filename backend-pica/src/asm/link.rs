@@ -57,6 +57,8 @@ pub struct Linked {
     pub header: String,
     /// One entry per DVLE, in order.
     pub shaders: Vec<LinkedDvle>,
+    /// The program `bytes` holds.
+    pub binary: shbin::ShaderBinary,
     /// Warnings (with padding NOPs off, each place that needs one).
     pub warnings: Vec<AsmError>,
 }
@@ -89,6 +91,7 @@ pub fn link(files: &[SourceFile<'_>], options: &Options) -> Result<Linked, LinkE
         bytes,
         header: assembled.header,
         shaders,
+        binary: assembled.binary,
         warnings: assembled.warnings,
     })
 }

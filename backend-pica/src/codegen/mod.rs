@@ -483,26 +483,7 @@ fn reflect(
             )
         })
         .collect();
-    // Float registers hold float24: listed as the f32 equal to it. Integer registers (the
-    // counts of `loop`) as their four bytes.
-    let constants: Vec<ConstantInfo> = dvle
-        .map(|d| d.constants.as_slice())
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|c| match *c {
-            Constant::Float { reg, value } => Some(ConstantInfo {
-                register: format!("c{reg}"),
-                value: value.map(F24::to_f32),
-            }),
-            Constant::Int { reg, value } => Some(ConstantInfo {
-                register: format!("i{reg}"),
-                value: value.map(f32::from),
-            }),
-            // The compiler keeps no booleans in the table (bool uniforms are the
-            // application's).
-            Constant::Bool { .. } => None,
-        })
-        .collect();
+    let constants = dvle.map(constants).unwrap_or_default();
     Reflection {
         inputs: inputs(m, |k, i| {
             format!(
@@ -523,6 +504,115 @@ fn reflect(
         constants,
         ..Reflection::of(m, "pica", None)
     }
+}
+
+/// A DVLE's constant table as the reflection lists it. Float registers hold float24: listed
+/// as the f32 equal to it. Integer registers (the counts of `loop`) as their four bytes.
+/// Booleans are left out: the compiler keeps none in the table (bool uniforms are the
+/// application's).
+fn constants(dvle: &crate::shbin::Dvle) -> Vec<machine::reflect::ConstantInfo> {
+    use machine::reflect::ConstantInfo;
+    dvle.constants
+        .iter()
+        .filter_map(|c| match *c {
+            Constant::Float { reg, value } => Some(ConstantInfo {
+                register: format!("c{reg}"),
+                value: value.map(F24::to_f32),
+            }),
+            Constant::Int { reg, value } => Some(ConstantInfo {
+                register: format!("i{reg}"),
+                value: value.map(f32::from),
+            }),
+            Constant::Bool { .. } => None,
+        })
+        .collect()
+}
+
+/// The reflection of DVLE `index` of a program that was assembled, not compiled (picasso
+/// source): what its tables say. Inputs and uniforms by their table names (an input's
+/// location is its register), outputs by semantic and register, every uniform a `vec4`
+/// (`ivec4`, `bool`) per register, since picasso declares no other types.
+pub fn reflect_dvle(binary: &ShaderBinary, index: usize) -> Option<machine::reflect::Reflection> {
+    use crate::shbin::{ShaderType, UniformFile};
+    use machine::reflect::*;
+    let dvle = binary.dvles.get(index)?;
+    let mut inputs = Vec::new();
+    let mut uniforms = Vec::new();
+    for u in &dvle.uniforms {
+        let Some((file, first, count)) = u.range() else {
+            continue;
+        };
+        let (letter, type_name) = match file {
+            UniformFile::Input => {
+                for k in 0..count {
+                    let reg = u32::from(first) + u32::from(k);
+                    inputs.push(InputInfo {
+                        name: if count == 1 {
+                            u.name.clone()
+                        } else {
+                            format!("{}[{k}]", u.name)
+                        },
+                        location: reg,
+                        register: format!("v{reg}"),
+                        vertex: None,
+                    });
+                }
+                continue;
+            }
+            UniformFile::Float => ('c', "vec4"),
+            UniformFile::Int => ('i', "ivec4"),
+            UniformFile::Bool => ('b', "bool"),
+        };
+        uniforms.push(UniformInfo {
+            name: u.name.clone(),
+            block: None,
+            type_name: if count == 1 {
+                type_name.to_string()
+            } else {
+                format!("{type_name}[{count}]")
+            },
+            layout: None,
+            register: format!("{letter}{first}"),
+            component: 0,
+            count: count.into(),
+        });
+    }
+    let outputs = dvle
+        .outputs
+        .iter()
+        .map(|o| OutputInfo {
+            name: o.semantic.name().to_string(),
+            location: None,
+            builtin: (o.semantic == crate::shbin::Semantic::Position)
+                .then(|| "Position".to_string()),
+            register: format!("o{}", o.reg),
+            semantic: Some(o.semantic.name().to_string()),
+            mask: mask_letters(o.mask.bits()),
+        })
+        .collect();
+    let constants = constants(dvle);
+    Some(Reflection {
+        target: "pica".into(),
+        agal_version: None,
+        stage: match dvle.shader_type {
+            ShaderType::Vertex => "vertex",
+            ShaderType::Geometry => "geometry",
+        }
+        .into(),
+        entry_point: "main".into(),
+        inputs,
+        outputs,
+        uniforms,
+        stats: Stats {
+            instructions: binary.code.len(),
+            temporaries: 0,
+            constant_registers: constants.len(),
+            operand_descriptors: Some(binary.descriptors.len()),
+        },
+        constants,
+        samplers: Vec::new(),
+        geometry: None,
+    })
 }
 
 /// Lanes of a returned vector that its output's semantic does not carry (`pica.output-dropped`)

@@ -68,7 +68,7 @@ fn main() {
         };
         let source = Source::spirv(&bytes).named(&file);
         let pica = match stage {
-            Stage::Vertex => match compile(source, &Options::pica()) {
+            Stage::Vertex => match compile(&source, &Options::pica()) {
                 Ok(p) => {
                     let s = &p.reflection.stats;
                     format!(
@@ -87,7 +87,7 @@ fn main() {
             .map(|profile| {
                 (
                     profile,
-                    compile(source, &Options::agal(profile).stage(stage)),
+                    compile(&source, &Options::agal(profile).stage(stage)),
                 )
             })
             .find(|(_, r)| r.is_ok());
@@ -106,7 +106,7 @@ fn main() {
                     s.constant_registers
                 )
             }
-            _ => match compile(source, &Options::agal(Profile::Standard).stage(stage)) {
+            _ => match compile(&source, &Options::agal(Profile::Standard).stage(stage)) {
                 Err(e) => format!("{} | | ", rule(&e)),
                 Ok(_) => unreachable!("found above"),
             },

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use backend_pica::sim::{Simulator, Uniforms};
-use spv2retro::picasso::{Input, link};
+use spv2retro::picasso::link;
 use spv2retro::{Options, Source, Stage};
 
 use super::{PICA, scratch, stderr};
@@ -225,8 +225,8 @@ fn a_glsl_vertex_shader_links_with_a_hand_written_geometry_shader() {
     let set = corpus().join("devkitPro+3ds-examples/graphics-gpu-geoshader-source-program");
     let gsh = std::fs::read_to_string(set.join("02-program.g.pica")).unwrap();
     let inputs = [
-        Input::Shader(Source::glsl(GEOSHADER_VERT, Stage::Vertex).named("program.vert")),
-        Input::picasso("program.g.pica", &gsh),
+        Source::glsl(GEOSHADER_VERT, Stage::Vertex).named("program.vert"),
+        Source::picasso(&gsh).named("program.g.pica"),
     ];
     let linked = link(&inputs, &Options::pica(), true).unwrap();
     assert_eq!(linked.shaders.len(), 2);
@@ -319,14 +319,15 @@ layout(std140, binding = 0) uniform U { mat4 mvp; };
 void main() { gl_Position = mvp * p; }
 ";
     let inputs = [
-        Input::picasso("first.v.pica", first),
-        Input::Shader(Source::glsl(vert, Stage::Vertex).named("mvp.vert")),
+        Source::picasso(first).named("first.v.pica"),
+        Source::glsl(vert, Stage::Vertex).named("mvp.vert"),
     ];
     let e = link(&inputs, &Options::pica(), true).unwrap_err();
     assert_eq!(e.diagnostics().0[0].rule, "picasso.link", "{e}");
     assert!(e.to_string().contains("mvp"), "{e}");
     // Listed first, it links, and keeps its registers.
-    let inputs = [inputs[1], inputs[0]];
+    let [a, b] = inputs;
+    let inputs = [b, a];
     let linked = link(&inputs, &Options::pica(), true).unwrap();
     assert_eq!(linked.shaders[0].uniforms[0].register, 0);
     assert_eq!(linked.shaders[1].uniforms[0].name, "other");

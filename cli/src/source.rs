@@ -1,0 +1,250 @@
+//! What to compile: one [`Source`] for every input the compiler takes, and the one place that
+//! tells a file's language from its name ([`Source::from_path`]), which the command-line
+//! tools, the build helper and the playground all use.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use frontend_spirv::entry::Stage;
+
+use crate::error::{Error, ErrorKind};
+
+/// What to compile, and the name diagnostics call it by. Borrowed text or bytes
+/// ([`Source::spirv`], [`Source::glsl`] …) or owned ([`Source::from_path`]).
+#[derive(Clone, Debug)]
+pub struct Source<'a> {
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) code: Code<'a>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Code<'a> {
+    /// A SPIR-V binary (either byte order) or SPIR-V assembly text, told apart by content.
+    Spirv(Cow<'a, [u8]>),
+    /// A SPIR-V binary (either byte order), never taken for text.
+    SpirvBinary(Cow<'a, [u8]>),
+    /// SPIR-V assembly text.
+    SpirvText(Cow<'a, str>),
+    /// GLSL, classic or Vulkan-style, for its stage (else the options', else vertex).
+    #[cfg(feature = "glsl")]
+    Glsl(Cow<'a, str>, Option<Stage>),
+    /// WGSL.
+    #[cfg(feature = "wgsl")]
+    Wgsl(Cow<'a, str>),
+    /// picasso assembly: a PICA200 program already written.
+    Picasso(Cow<'a, str>),
+    /// AGALMiniAssembler text for its stage (else the options').
+    AgalAssembly(Cow<'a, str>, Option<Stage>),
+}
+
+/// The language of a [`Source`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Language {
+    /// A SPIR-V binary, or SPIR-V assembly text when told apart by content.
+    Spirv,
+    /// SPIR-V assembly text (`spirv-as` syntax).
+    SpirvText,
+    /// GLSL.
+    Glsl,
+    /// WGSL.
+    Wgsl,
+    /// picasso assembly (PICA200).
+    Picasso,
+    /// AGALMiniAssembler text (AGAL).
+    AgalAssembly,
+}
+
+impl<'a> Source<'a> {
+    fn new(code: Code<'a>) -> Source<'a> {
+        Source {
+            name: Cow::Borrowed("<input>"),
+            code,
+        }
+    }
+
+    /// A SPIR-V module: a binary in either byte order, or assembly text (told apart by
+    /// content, as the command-line compilers do).
+    pub fn spirv(bytes: &'a [u8]) -> Source<'a> {
+        Source::new(Code::Spirv(Cow::Borrowed(bytes)))
+    }
+
+    /// A SPIR-V binary in either byte order, and nothing else: input that does not start
+    /// with the magic number is rejected as not SPIR-V (`phys.header`) rather than read as
+    /// assembly text. For files named `.spv`.
+    pub fn spirv_binary(bytes: &'a [u8]) -> Source<'a> {
+        Source::new(Code::SpirvBinary(Cow::Borrowed(bytes)))
+    }
+
+    /// SPIR-V assembly text (the syntax of `spirv-as`).
+    pub fn spirv_text(text: &'a str) -> Source<'a> {
+        Source::new(Code::SpirvText(Cow::Borrowed(text)))
+    }
+
+    /// GLSL source for `stage`: Vulkan-style (`#version 450`, explicit locations and
+    /// bindings) or classic (ES 1.00/3.00, desktop 1.10–3.30), compiled to SPIR-V through
+    /// naga's GLSL front end. Needs the `glsl` feature.
+    #[cfg(feature = "glsl")]
+    pub fn glsl(text: &'a str, stage: Stage) -> Source<'a> {
+        Source::new(Code::Glsl(Cow::Borrowed(text), Some(stage)))
+    }
+
+    /// WGSL source, compiled to SPIR-V by naga's WGSL front end. Needs the `wgsl` feature.
+    #[cfg(feature = "wgsl")]
+    pub fn wgsl(text: &'a str) -> Source<'a> {
+        Source::new(Code::Wgsl(Cow::Borrowed(text)))
+    }
+
+    /// picasso assembly (`.v.pica`, `.g.pica`, `.vsh`, `.gsh`): assembled as picasso does,
+    /// for the PICA200 only. [`crate::picasso::link`] links several sources into one
+    /// `.shbin`.
+    pub fn picasso(text: &'a str) -> Source<'a> {
+        Source::new(Code::Picasso(Cow::Borrowed(text)))
+    }
+
+    /// AGALMiniAssembler text for a `stage` program: assembled as AGALMiniAssembler does
+    /// for the profile's AGAL version and checked against Flash Player's rules, for AGAL
+    /// only.
+    pub fn agal_assembly(text: &'a str, stage: Stage) -> Source<'a> {
+        Source::new(Code::AgalAssembly(Cow::Borrowed(text), Some(stage)))
+    }
+
+    /// The same source, called `name` in diagnostics (usually its path).
+    pub fn named(self, name: impl AsRef<str>) -> Source<'a> {
+        Source {
+            name: Cow::Owned(name.as_ref().to_string()),
+            ..self
+        }
+    }
+
+    /// The name diagnostics use.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its language.
+    pub fn language(&self) -> Language {
+        match self.code {
+            Code::Spirv(_) | Code::SpirvBinary(_) => Language::Spirv,
+            Code::SpirvText(_) => Language::SpirvText,
+            #[cfg(feature = "glsl")]
+            Code::Glsl(..) => Language::Glsl,
+            #[cfg(feature = "wgsl")]
+            Code::Wgsl(_) => Language::Wgsl,
+            Code::Picasso(_) => Language::Picasso,
+            Code::AgalAssembly(..) => Language::AgalAssembly,
+        }
+    }
+
+    /// The stage the source says it is for, when its name or its language says
+    /// (`x.frag`, `x.vert.agalasm`, a picasso `.gsh`…).
+    pub fn stage(&self) -> Option<Stage> {
+        match &self.code {
+            #[cfg(feature = "glsl")]
+            Code::Glsl(_, stage) => *stage,
+            Code::AgalAssembly(_, stage) => *stage,
+            Code::Picasso(text) => Some(if backend_pica::asm::link::is_geometry(text) {
+                Stage::Geometry
+            } else {
+                Stage::Vertex
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl Source<'static> {
+    /// Reads the file at `path` and tells its language from its name:
+    ///
+    /// | name | language |
+    /// |------|----------|
+    /// | `.spv` | a SPIR-V binary |
+    /// | `.spvasm` | SPIR-V assembly |
+    /// | `.vert`, `.frag`, `.geom` | GLSL for that stage |
+    /// | `.glsl` | GLSL for the options' stage (else vertex) |
+    /// | `.wgsl` | WGSL |
+    /// | `.pica`, `.vsh`, `.gsh` (`.v.pica`, `.g.pica`) | picasso assembly |
+    /// | `.vert.agalasm`, `.frag.agalasm`, `.agalasm` | AGALMiniAssembler text (the stage from the name, else the options') |
+    /// | anything else | SPIR-V, binary or text by content |
+    ///
+    /// The source is named by the path. An unreadable file is an [`ErrorKind::Io`] error;
+    /// text that is not UTF-8, or GLSL/WGSL without the feature, is rejected.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Source<'static>, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::other(
+                ErrorKind::Io,
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })?;
+        Source::from_bytes(path.display().to_string(), bytes)
+    }
+
+    /// The source in the file called `name` (a path, or `<stdin>`) holding `bytes`: its
+    /// language by the name, as [`Source::from_path`] tells it.
+    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<Source<'static>, Error> {
+        let name: String = name.into();
+        let file = Path::new(&name)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let extension = file.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        let text = |bytes: Vec<u8>| -> Result<Cow<'static, str>, Error> {
+            String::from_utf8(bytes).map(Cow::Owned).map_err(|e| {
+                Error::other(
+                    ErrorKind::Rejected,
+                    format!("{name}: the source text is not UTF-8: {}", e.utf8_error()),
+                )
+            })
+        };
+        let code = match extension {
+            "spvasm" => Code::SpirvText(text(bytes)?),
+            // A `.spv` file is a binary: text in one is an error about the header, not
+            // about assembly syntax.
+            "spv" => Code::SpirvBinary(Cow::Owned(bytes)),
+            #[cfg(feature = "glsl")]
+            "vert" => Code::Glsl(text(bytes)?, Some(Stage::Vertex)),
+            #[cfg(feature = "glsl")]
+            "frag" => Code::Glsl(text(bytes)?, Some(Stage::Fragment)),
+            #[cfg(feature = "glsl")]
+            "geom" => Code::Glsl(text(bytes)?, Some(Stage::Geometry)),
+            #[cfg(feature = "glsl")]
+            "glsl" => Code::Glsl(text(bytes)?, None),
+            #[cfg(not(feature = "glsl"))]
+            "vert" | "frag" | "geom" | "glsl" => return Err(needs_feature(&name, "glsl")),
+            #[cfg(feature = "wgsl")]
+            "wgsl" => Code::Wgsl(text(bytes)?),
+            #[cfg(not(feature = "wgsl"))]
+            "wgsl" => return Err(needs_feature(&name, "wgsl")),
+            "pica" | "vsh" | "gsh" => Code::Picasso(text(bytes)?),
+            "agalasm" => {
+                let stage = if file.ends_with(".vert.agalasm") {
+                    Some(Stage::Vertex)
+                } else if file.ends_with(".frag.agalasm") {
+                    Some(Stage::Fragment)
+                } else {
+                    None
+                };
+                Code::AgalAssembly(text(bytes)?, stage)
+            }
+            _ => Code::Spirv(Cow::Owned(bytes)),
+        };
+        Ok(Source {
+            name: Cow::Owned(name),
+            code,
+        })
+    }
+}
+
+#[cfg(any(not(feature = "glsl"), not(feature = "wgsl")))]
+fn needs_feature(name: &str, feature: &str) -> Error {
+    Error::other(
+        ErrorKind::Rejected,
+        format!(
+            "{name}: {} source needs spv2retro's `{feature}` feature (features = [\"{feature}\"] \
+             in the dependency), or compile it to SPIR-V first",
+            feature.to_uppercase()
+        ),
+    )
+}
