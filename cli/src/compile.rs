@@ -853,7 +853,7 @@ pub fn compile_pair<'v, 'f>(
     // name.
     #[cfg(feature = "glsl")]
     if let Code::Glsl(text, _) = &vertex.code {
-        fragment_options.varyings = Some(frontend_glsl::vertex_varyings(text));
+        fragment_options.varyings = Some(frontend_glsl::vertex_varyings(text, &options.defines));
     }
     let frag = lower(fragment, &fragment_options)?;
     if backend_agal::codegen::position::reads_frag_coord(&frag.mir)

@@ -43,10 +43,6 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
-    fn is_es(self) -> bool {
-        matches!(self, Dialect::Es(_))
-    }
-
     /// Older than 4.x: `#extension` lines are dropped.
     fn is_classic(self) -> bool {
         match self {
@@ -63,8 +59,6 @@ pub(crate) struct Rewritten {
     pub text: String,
     /// Warnings about the author's text (their ranges are in it).
     pub warnings: Vec<Diagnostic>,
-    /// Preprocessor definitions the dialect implies (`GL_ES` for GLSL ES).
-    pub defines: Vec<(String, String)>,
     /// The varyings by name and location: a vertex shader's outputs, a fragment shader's
     /// inputs.
     pub varyings: Vec<(String, u32)>,
@@ -501,14 +495,9 @@ pub(crate) fn rewrite(
         }),
     }
     let (out, pieces) = apply(text, &mut r.edits);
-    let mut defines = Vec::new();
-    if dialect.is_es() {
-        defines.push(("GL_ES".to_string(), "1".to_string()));
-    }
     Ok(Rewritten {
         text: out,
         warnings: r.warnings,
-        defines,
         varyings: r.varyings,
         renames: r.renames,
         hints: Hints {
@@ -1611,7 +1600,6 @@ mod tests {
             "{}",
             r.text
         );
-        assert_eq!(r.defines, [("GL_ES".to_string(), "1".to_string())]);
     }
 
     #[test]

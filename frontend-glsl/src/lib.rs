@@ -16,6 +16,8 @@
 
 #[cfg(feature = "glsl")]
 mod classic;
+#[cfg(feature = "glsl")]
+mod preprocess;
 mod rules;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]
 mod to_spirv;
@@ -28,11 +30,15 @@ pub use to_spirv::wgsl;
 #[cfg(feature = "glsl")]
 pub use to_spirv::{Glsl, Input, glsl};
 
-/// The varyings a classic vertex shader declares, by name, with the location the rewrite
-/// gives each: what [`Input::varyings`] takes when its fragment shader is compiled as a pair.
+/// The varyings a classic vertex shader declares (after preprocessing with `defines`), by
+/// name, with the location the rewrite gives each: what [`Input::varyings`] takes when its
+/// fragment shader is compiled as a pair.
 #[cfg(feature = "glsl")]
-pub fn vertex_varyings(text: &str) -> Vec<(String, u32)> {
-    classic::vertex_varyings(text)
+pub fn vertex_varyings(text: &str, defines: &[(String, String)]) -> Vec<(String, u32)> {
+    match preprocess::preprocess(text, Stage::Vertex, "", defines) {
+        Ok(pre) => classic::vertex_varyings(&pre.text),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Why a source was not read.

@@ -9,6 +9,10 @@ pub enum Rule {
     GlslClassic,
     /// `glsl.extension-ignored` (a warning): an `#extension` the compiler does not need.
     GlslExtensionIgnored,
+    /// `glsl.preprocessor`: a directive or macro the GLSL preprocessor rejects (an
+    /// unknown directive, an unbalanced `#if`, a macro called with the wrong number of
+    /// arguments, `#error`); as a warning, a reserved or redefined macro name.
+    GlslPreprocessor,
     /// `glsl.matrix-layout`: a matrix layout qualifier where the targets cannot honour it.
     GlslMatrixLayout,
     /// `naga.glsl`: GLSL that naga's front end rejects.
@@ -23,6 +27,7 @@ impl mir::diag::Rule for Rule {
             Rule::GlslClassic => "glsl.classic",
             Rule::GlslExtensionIgnored => "glsl.extension-ignored",
             Rule::GlslMatrixLayout => "glsl.matrix-layout",
+            Rule::GlslPreprocessor => "glsl.preprocessor",
             Rule::NagaGlsl => "naga.glsl",
             Rule::NagaWgsl => "naga.wgsl",
         }
@@ -30,7 +35,7 @@ impl mir::diag::Rule for Rule {
 
     fn fault(self) -> Fault {
         match self {
-            Rule::NagaGlsl | Rule::NagaWgsl => Fault::Input,
+            Rule::NagaGlsl | Rule::NagaWgsl | Rule::GlslPreprocessor => Fault::Input,
             Rule::GlslClassic | Rule::GlslExtensionIgnored | Rule::GlslMatrixLayout => {
                 Fault::Unsupported
             }

@@ -41,17 +41,22 @@ pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<G
             ));
         }
     };
-    let rewritten = crate::classic::rewrite(text, stage, name, input.varyings)
-        .map_err(|d| in_source(vec![*d]))?;
-    let mut options = naga::front::glsl::Options::from(naga_stage);
-    for (k, v) in rewritten.defines.iter().chain(input.defines) {
-        options.defines.insert(k.clone(), v.clone());
-    }
+    // The preprocessor first, as a GL driver runs it; then the classic rewrite of what it
+    // expanded. Ranges in either text are mapped back to the author's.
+    let pre = crate::preprocess::preprocess(text, stage, name, input.defines)?;
+    let authors = |mut d: Diagnostic| {
+        d.text_range = d.text_range.map(|r| pre.original(r));
+        d
+    };
+    let rewritten = crate::classic::rewrite(&pre.text, stage, name, input.varyings)
+        .map_err(|d| in_source(vec![authors(*d)]))?;
+    // Every macro is expanded: naga's own preprocessor has nothing left to define.
+    let options = naga::front::glsl::Options::from(naga_stage);
     // naga's spans are in the rewritten text: each error is reported at the author's.
     let at_author = |message: String, span: Option<std::ops::Range<usize>>| -> Diagnostic {
         let d = Diagnostic::error(Rule::NagaGlsl, message);
         match span {
-            Some(r) => crate::classic::ranged(d, rewritten.original(r)),
+            Some(r) => crate::classic::ranged(d, pre.original(rewritten.original(r))),
             None => d,
         }
     };
@@ -83,7 +88,8 @@ pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<G
     let mut line_map = Vec::new();
     let mut offset = 0;
     for line in rewritten.text.split('\n') {
-        let at = rewritten.original(offset..offset).start.min(text.len());
+        let in_expanded = rewritten.original(offset..offset).start;
+        let at = pre.original(in_expanded..in_expanded).start.min(text.len());
         // Bytes, not a str slice: no offset can fall inside a character here.
         let breaks = text.as_bytes()[..at]
             .iter()
@@ -94,7 +100,12 @@ pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<G
     }
     Ok(Glsl {
         words,
-        warnings: rewritten.warnings,
+        warnings: pre
+            .warnings
+            .iter()
+            .cloned()
+            .chain(rewritten.warnings.into_iter().map(authors))
+            .collect(),
         hints: rewritten.hints,
         renames: rewritten.renames,
         line_map,
