@@ -252,13 +252,22 @@ impl Lowered {
             .collect()
     }
 
-    /// `reflection` with the author's names back.
+    /// `reflection` with the author's names back (`spv2retro_FragColor` is `gl_FragColor`,
+    /// a matrix varying's columns `TBN[0]`, `TBN[1]` …).
     fn named(&self, mut reflection: Reflection) -> Reflection {
-        for o in &mut reflection.outputs {
-            if let Some((_, name)) = self.renames.iter().find(|(from, _)| *from == o.name) {
-                o.name = name.clone();
+        let author = |name: &mut String| {
+            if let Some((_, to)) = self.renames.iter().find(|(from, _)| from == name) {
+                *name = to.clone();
             }
-        }
+        };
+        reflection
+            .outputs
+            .iter_mut()
+            .for_each(|o| author(&mut o.name));
+        reflection
+            .inputs
+            .iter_mut()
+            .for_each(|i| author(&mut i.name));
         reflection
     }
 }

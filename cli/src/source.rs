@@ -160,12 +160,12 @@ impl Source<'static> {
     /// |------|----------|
     /// | `.spv` | a SPIR-V binary |
     /// | `.spvasm` | SPIR-V assembly |
-    /// | `.vert`, `.frag`, `.geom` | GLSL for that stage |
-    /// | `.glsl` | GLSL for the options' stage (else vertex) |
+    /// | `.vert`, `.frag`, `.geom`; `.vs`, `.fs` (raylib); `.fsh`, and `.vsh`/`.gsh` holding GLSL | GLSL for that stage |
+    /// | `.glsl` | GLSL for the stage a double extension names (`x.vert.glsl`, `x.fs.glsl`), else the options', else vertex |
     /// | `.wgsl` | WGSL |
     /// | `.pica`, `.vsh`, `.gsh` (`.v.pica`, `.g.pica`) | picasso assembly |
     /// | `.vert.agalasm`, `.frag.agalasm`, `.agalasm` | AGALMiniAssembler text (the stage from the name, else the options') |
-    /// | anything else | SPIR-V, binary or text by content |
+    /// | anything else | GLSL when the text starts as GLSL does (a `#` directive, a comment, a GLSL keyword), else SPIR-V, binary or text by content |
     ///
     /// The source is named by the path. An unreadable file is an [`ErrorKind::Io`] error;
     /// text that is not UTF-8, or GLSL/WGSL without the feature, is rejected.
@@ -190,6 +190,14 @@ impl Source<'static> {
             .unwrap_or("")
             .to_ascii_lowercase();
         let extension = file.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        #[cfg(feature = "glsl")]
+        let glsl = |text, stage| Ok::<_, Error>(Code::Glsl(text, stage));
+        #[cfg(not(feature = "glsl"))]
+        let glsl = |_, _: Option<Stage>| Err::<Code<'static>, _>(needs_feature(&name, "glsl"));
+        #[cfg(feature = "wgsl")]
+        let wgsl = |text| Ok::<_, Error>(Code::Wgsl(text));
+        #[cfg(not(feature = "wgsl"))]
+        let wgsl = |_| Err::<Code<'static>, _>(needs_feature(&name, "wgsl"));
         let text = |bytes: Vec<u8>| -> Result<Cow<'static, str>, Error> {
             String::from_utf8(bytes).map(Cow::Owned).map_err(|e| {
                 Error::other(
@@ -198,25 +206,39 @@ impl Source<'static> {
                 )
             })
         };
+        // The stage a double extension names: `x.vert.glsl`, `x.fs.txt`.
+        let inner_stage = {
+            let stem = file.rsplit_once('.').map_or("", |(s, _)| s);
+            match stem.rsplit_once('.').map_or("", |(_, e)| e) {
+                "vert" | "vs" | "vsh" | "vertex" => Some(Stage::Vertex),
+                "frag" | "fs" | "fsh" | "fragment" => Some(Stage::Fragment),
+                "geom" | "gs" | "gsh" | "geometry" => Some(Stage::Geometry),
+                _ => None,
+            }
+        };
+        let glsl_text = std::str::from_utf8(&bytes).is_ok_and(looks_like_glsl);
         let code = match extension {
             "spvasm" => Code::SpirvText(text(bytes)?),
             // A `.spv` file is a binary: text in one is an error about the header, not
             // about assembly syntax.
             "spv" => Code::SpirvBinary(Cow::Owned(bytes)),
-            #[cfg(feature = "glsl")]
-            "vert" => Code::Glsl(text(bytes)?, Some(Stage::Vertex)),
-            #[cfg(feature = "glsl")]
-            "frag" => Code::Glsl(text(bytes)?, Some(Stage::Fragment)),
-            #[cfg(feature = "glsl")]
-            "geom" => Code::Glsl(text(bytes)?, Some(Stage::Geometry)),
-            #[cfg(feature = "glsl")]
-            "glsl" => Code::Glsl(text(bytes)?, None),
-            #[cfg(not(feature = "glsl"))]
-            "vert" | "frag" | "geom" | "glsl" => return Err(needs_feature(&name, "glsl")),
-            #[cfg(feature = "wgsl")]
-            "wgsl" => Code::Wgsl(text(bytes)?),
-            #[cfg(not(feature = "wgsl"))]
-            "wgsl" => return Err(needs_feature(&name, "wgsl")),
+            // GLSL by its stage's extension: glslang's (`.vert`), raylib's (`.vs`), and
+            // cocos2d's and Apple's (`.vsh`, `.fsh`, when the text is GLSL: a picasso
+            // source is too).
+            "vert" | "vs" => glsl(text(bytes)?, Some(Stage::Vertex))?,
+            "frag" | "fs" | "fsh" => glsl(text(bytes)?, Some(Stage::Fragment))?,
+            "geom" => glsl(text(bytes)?, Some(Stage::Geometry))?,
+            "vsh" if glsl_text => glsl(text(bytes)?, Some(Stage::Vertex))?,
+            "gsh" if glsl_text => glsl(text(bytes)?, Some(Stage::Geometry))?,
+            "glsl" | "vertex" | "fragment" => {
+                let stage = match extension {
+                    "vertex" => Some(Stage::Vertex),
+                    "fragment" => Some(Stage::Fragment),
+                    _ => inner_stage,
+                };
+                glsl(text(bytes)?, stage)?
+            }
+            "wgsl" => wgsl(text(bytes)?)?,
             "pica" | "vsh" | "gsh" => Code::Picasso(text(bytes)?),
             "agalasm" => {
                 let stage = if file.ends_with(".vert.agalasm") {
@@ -228,6 +250,9 @@ impl Source<'static> {
                 };
                 Code::AgalAssembly(text(bytes)?, stage)
             }
+            // Text that starts as GLSL does (a directive, a comment, a GLSL keyword) is
+            // GLSL whatever its name; anything else is SPIR-V, binary or text by content.
+            _ if glsl_text => glsl(text(bytes)?, inner_stage)?,
             _ => Code::Spirv(Cow::Owned(bytes)),
         };
         Ok(Source {
@@ -235,6 +260,50 @@ impl Source<'static> {
             code,
         })
     }
+}
+
+/// Whether `text` starts as a GLSL shader does: with a preprocessor directive, a `//` or
+/// `/*` comment, or one of the words a GLSL shader's first declaration starts with. SPIR-V
+/// assembly starts with `;`, `Op…` or `%`; picasso source with `;` or `.`.
+pub(crate) fn looks_like_glsl(text: &str) -> bool {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('#') || t.starts_with("//") || t.starts_with("/*") {
+        return true;
+    }
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    matches!(
+        word.as_str(),
+        "precision"
+            | "uniform"
+            | "attribute"
+            | "varying"
+            | "in"
+            | "out"
+            | "layout"
+            | "struct"
+            | "const"
+            | "void"
+            | "float"
+            | "int"
+            | "bool"
+            | "highp"
+            | "mediump"
+            | "lowp"
+            | "vec2"
+            | "vec3"
+            | "vec4"
+            | "mat2"
+            | "mat3"
+            | "mat4"
+            | "sampler2D"
+            | "samplerCube"
+            | "invariant"
+            | "flat"
+            | "smooth"
+    )
 }
 
 #[cfg(any(not(feature = "glsl"), not(feature = "wgsl")))]

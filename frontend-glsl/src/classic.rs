@@ -297,6 +297,44 @@ fn locations(ty: &str) -> u32 {
     }
 }
 
+/// A matrix type's columns: how many, and their vector type (`mat3x2` is three `vec2`s).
+fn matrix_columns(ty: &str) -> Option<(u32, &'static str)> {
+    let dims = ty.strip_prefix("mat")?;
+    let (c, r) = match dims.split_once('x') {
+        Some((c, r)) => (c, r),
+        None => (dims, dims),
+    };
+    let column = match r {
+        "2" => "vec2",
+        "3" => "vec3",
+        "4" => "vec4",
+        _ => return None,
+    };
+    let columns = match c {
+        "2" => 2,
+        "3" => 3,
+        "4" => 4,
+        _ => return None,
+    };
+    Some((columns, column))
+}
+
+/// The element count of array brackets as written (`""` is 1, `[2][3]` is 6); `None` when a
+/// length is not a number.
+fn decls_count(brackets: &str) -> Option<u32> {
+    brackets
+        .split('[')
+        .skip(1)
+        .map(|b| {
+            b.trim_end()
+                .trim_end_matches(']')
+                .trim()
+                .parse::<u32>()
+                .ok()
+        })
+        .try_fold(1u32, |n, c| Some(n * c?))
+}
+
 /// One name declared by a statement.
 struct Declarator {
     name: String,
@@ -329,6 +367,12 @@ struct Rewriter<'a> {
     next_block: u32,
     /// Declarations to add after `#version`.
     globals: Vec<String>,
+    /// Statements the `main` wrapper runs before the author's `main` (matrices assembled
+    /// from the columns they arrive in) and after it (matrices written out by column).
+    prologue: Vec<String>,
+    epilogue: Vec<String>,
+    /// Uniforms stored as another type than declared: (name, declared type).
+    declared: Vec<(String, String)>,
     /// Bool uniforms (now ints) by name, with the bool type they are read as.
     bools: BTreeMap<String, String>,
     /// Names given back in the reflection: (as compiled, as the author wrote it).
@@ -412,6 +456,9 @@ pub(crate) fn rewrite(
         next_texture: 0,
         next_block: 0,
         globals: Vec::new(),
+        prologue: Vec::new(),
+        epilogue: Vec::new(),
+        declared: Vec::new(),
         bools: BTreeMap::new(),
         renames: Vec::new(),
         default_row_major: false,
@@ -477,6 +524,8 @@ pub(crate) fn rewrite(
     r.declarations()?;
     r.matrix_layouts()?;
     r.expressions()?;
+    r.precision_qualifiers();
+    r.wrap_main()?;
     // Where added declarations go: after `#version` (or a new first line).
     let mut added = String::new();
     for g in &r.globals {
@@ -507,6 +556,14 @@ pub(crate) fn rewrite(
                 .filter(|(_, ty)| ty.as_str() == "bool")
                 .map(|(name, _)| UniformHint::Bool(name.clone()))
                 .chain(r.row_major.keys().cloned().map(UniformHint::RowMajor))
+                .chain(
+                    r.declared
+                        .iter()
+                        .map(|(name, type_name)| UniformHint::Declared {
+                            name: name.clone(),
+                            type_name: type_name.clone(),
+                        }),
+                )
                 .collect(),
         },
         pieces,
@@ -818,10 +875,24 @@ impl Rewriter<'_> {
             ("out", Stage::Fragment) => Some(false),
             _ => None,
         };
+        // Precision qualifiers go: the targets have one precision, and naga takes them in
+        // few places (see `precision_qualifiers`).
         let kept: Vec<String> = quals
             .iter()
             .map(|&q| self.w(q))
-            .filter(|w| !matches!(*w, "attribute" | "varying" | "in" | "out" | "uniform"))
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "attribute"
+                        | "varying"
+                        | "in"
+                        | "out"
+                        | "uniform"
+                        | "highp"
+                        | "mediump"
+                        | "lowp"
+                )
+            })
             .map(str::to_string)
             .collect();
         let kept = if kept.is_empty() {
@@ -920,6 +991,53 @@ impl Rewriter<'_> {
                                 },
                             );
                         }
+                        // A matrix of two-lane columns (`mat2`, `mat3x2`, `mat4x2`) is
+                        // stored as its columns in `vec4`s (the same registers, lanes xy),
+                        // which naga takes in a block; the author's code reads a matrix
+                        // assembled from them before `main`.
+                        if let Some((columns, "vec2")) = matrix_columns(stored) {
+                            let count: u32 = match (decls_count(arr), decls_count(&type_array)) {
+                                (Some(a), Some(b)) => a * b,
+                                _ => {
+                                    return Err(at(
+                                        r.clone(),
+                                        format!(
+                                            "the length of the uniform `{name}` must be a \
+                                             number"
+                                        ),
+                                    ));
+                                }
+                            };
+                            let block = format!("spv2retro_block_{name}");
+                            out += &format!(
+                                "layout(std140, set = 2, binding = {binding}) uniform \
+                                 spv2retro_uniform_{name} {{ vec4 {name}[{}]; }} {block}; \
+                                 {stored}{type_array} {name}{arr};",
+                                count * columns
+                            );
+                            let element = |k: u32| {
+                                let cols: Vec<String> = (0..columns)
+                                    .map(|c| format!("{block}.{name}[{}].xy", k * columns + c))
+                                    .collect();
+                                format!("{stored}({})", cols.join(", "))
+                            };
+                            self.declared.push((
+                                name.clone(),
+                                if count == 1 {
+                                    stored.to_string()
+                                } else {
+                                    format!("{stored}[{count}]")
+                                },
+                            ));
+                            if arr.is_empty() && type_array.is_empty() {
+                                self.prologue.push(format!("{name} = {};", element(0)));
+                            } else {
+                                for k in 0..count {
+                                    self.prologue.push(format!("{name}[{k}] = {};", element(k)));
+                                }
+                            }
+                            continue;
+                        }
                         out += &format!(
                             "layout(std140, set = 2, binding = {binding}) uniform \
                              spv2retro_uniform_{name} {{ {kept}{stored}{type_array} {name}{arr}; }};"
@@ -978,6 +1096,42 @@ impl Rewriter<'_> {
                     }
                     if varying {
                         self.varyings.push((name.clone(), location));
+                    }
+                    // A matrix arrives (or leaves) as its columns, one location each: naga
+                    // takes no matrix at the interface. The author's code keeps a matrix
+                    // variable, assembled before `main` and written out after it.
+                    if let Some((columns, column)) = matrix_columns(&ty).filter(|_| size > 1) {
+                        if !arr.is_empty() || !type_array.is_empty() {
+                            return Err(at(
+                                self.toks[ty_i].range.clone(),
+                                format!(
+                                    "an array of matrices as an attribute or varying (`{name}`) \
+                                     is not taken: declare one matrix per name"
+                                ),
+                            ));
+                        }
+                        let column_names: Vec<String> = (0..columns)
+                            .map(|c| format!("spv2retro_{name}_{c}"))
+                            .collect();
+                        for (c, column_name) in column_names.iter().enumerate() {
+                            out += &format!(
+                                "layout(location = {}{other}) {kept}{word} {column} \
+                                 {column_name};",
+                                location + c as u32
+                            );
+                            self.renames
+                                .push((column_name.clone(), format!("{name}[{c}]")));
+                        }
+                        out += &format!(" {ty} {name};");
+                        if input {
+                            self.prologue
+                                .push(format!("{name} = {ty}({});", column_names.join(", ")));
+                        } else {
+                            for (c, column_name) in column_names.iter().enumerate() {
+                                self.epilogue.push(format!("{column_name} = {name}[{c}];"));
+                            }
+                        }
+                        continue;
                     }
                     out += &format!(
                         "layout(location = {location}{other}) {kept}{word} {ty}{type_array} \
@@ -1187,6 +1341,80 @@ impl Rewriter<'_> {
             }),
         }
         Ok(())
+    }
+
+    /// With a prologue or epilogue, the author's `main` is renamed and a new `main` runs it
+    /// between them (so every `return` of the author's still writes the outputs).
+    fn wrap_main(&mut self) -> Result<(), Box<Diagnostic>> {
+        if self.prologue.is_empty() && self.epilogue.is_empty() {
+            return Ok(());
+        }
+        let mut depth = 0i32;
+        let mut found = None;
+        for i in 0..self.toks.len() {
+            if self.toks[i].directive {
+                continue;
+            }
+            match self.w(i) {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                "main"
+                    if depth == 0 && self.w(i + 1) == "(" && i > 0 && self.w(i - 1) == "void" =>
+                {
+                    let close = self.matching(i + 1).unwrap_or(i + 1);
+                    if self.w(close + 1) == "{" {
+                        found = Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(main) = found else {
+            return Err(at(
+                0..self.text.len().min(1),
+                "the shader has no `void main() { … }`",
+            ));
+        };
+        self.edits.push(Edit {
+            range: self.toks[main].range.clone(),
+            text: "spv2retro_main".into(),
+        });
+        let end = self.text.len();
+        self.edits.push(Edit {
+            range: end..end,
+            text: format!(
+                "\nvoid main() {{ {} spv2retro_main(); {} }}\n",
+                self.prologue.join(" "),
+                self.epilogue.join(" ")
+            ),
+        });
+        Ok(())
+    }
+
+    /// `highp`, `mediump` and `lowp` dropped wherever they qualify a declaration (a
+    /// uniform, a parameter, a local, a structure member, a function's return type): the
+    /// targets compute at one precision, and naga's GLSL front end refuses the qualifiers in
+    /// most of those places. `precision` statements stay (naga reads them).
+    fn precision_qualifiers(&mut self) {
+        let replaced: Vec<Range<usize>> = self.edits.iter().map(|e| e.range.clone()).collect();
+        let mut drops = Vec::new();
+        for (i, t) in self.toks.iter().enumerate() {
+            if t.kind != Kind::Ident
+                || t.directive
+                || !matches!(self.word(t), "highp" | "mediump" | "lowp")
+                || (i > 0 && self.w(i - 1) == "precision")
+                || replaced
+                    .iter()
+                    .any(|e| e.start <= t.range.start && t.range.end <= e.end)
+            {
+                continue;
+            }
+            drops.push(Edit {
+                range: t.range.clone(),
+                text: String::new(),
+            });
+        }
+        self.edits.extend(drops);
     }
 
     /// Texture functions renamed and given separate samplers; `gl_FragColor`/`gl_FragData`.
@@ -1551,7 +1779,12 @@ mod tests {
                  layout(std140, row_major) uniform B { mat4 m; layout(column_major) mat4 c; };\n\
                  void main() { gl_Position = m * p + c * p + vec4(t * p.xy); }\n";
         let out = rewritten(v, Stage::Vertex);
-        assert!(out.contains("mat4x2 t; }"), "{out}");
+        // Stored by row (the transposed type's columns); a matrix of two-lane columns as
+        // `vec4`s, assembled before `main`.
+        assert!(
+            out.contains("uniform spv2retro_uniform_t { vec4 t[4]; } spv2retro_block_t; mat4x2 t;"),
+            "{out}"
+        );
         assert!(
             out.contains("layout(std140, set = 2, binding = 1) uniform B"),
             "{out}"

@@ -20,6 +20,14 @@ pub enum UniformHint {
     /// A matrix (or array of matrices) written row-major, which the module stores as its
     /// transposed type and reads through `transpose`: its registers hold rows.
     RowMajor(String),
+    /// A uniform the module stores as another type than the source declares (a `mat2`
+    /// stored as two `vec4` columns): the reflection names the declared type.
+    Declared {
+        /// The uniform.
+        name: String,
+        /// Its type as declared (`mat2`, `mat3x2[4]`).
+        type_name: String,
+    },
 }
 
 impl Hints {
@@ -44,6 +52,13 @@ pub(super) fn apply(m: &mut mir::Module, hints: &Hints) {
     };
     bool_registers(m, &names(true));
     row_major_layouts(m, &names(false));
+    for h in &hints.uniforms {
+        if let UniformHint::Declared { name, type_name } = h {
+            for u in m.uniforms.iter_mut().filter(|u| u.name == *name) {
+                u.type_name = type_name.clone();
+            }
+        }
+    }
 }
 
 /// Marks the uniforms of `names` (row-major matrices the rewrite stored column-major as
