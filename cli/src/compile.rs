@@ -222,6 +222,13 @@ struct Lowered {
 }
 
 impl Lowered {
+    /// `d` with the instruction each diagnostic is about and its source line (the
+    /// author's: GLSL's lines as naga read them are mapped back through the rewrite).
+    fn annotate(&self, d: Diagnostics) -> Diagnostics {
+        self.valid
+            .annotate(authors_lines(d, self.line_map.as_deref()))
+    }
+
     /// The author's line each instruction came from (see [`Compiled::source_lines`]).
     fn source_lines(&self, spans: &[Option<mir::Span>]) -> Vec<Option<u32>> {
         // SPIR-V assembly without OpLine: the line of the text that holds the instruction.
@@ -364,7 +371,8 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints).map_err(reject)?;
+    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
+        .map_err(|d| reject(authors_lines(d, line_map.as_deref())))?;
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),
@@ -376,6 +384,28 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         renames,
         line_map,
     })
+}
+
+/// `d` with each source line (naga's, in the text it read) mapped to the author's by
+/// `line_map` (GLSL; `None` leaves them).
+fn authors_lines(mut d: Diagnostics, line_map: Option<&[u32]>) -> Diagnostics {
+    let Some(map) = line_map else { return d };
+    for x in &mut d.0 {
+        let Some(pos) = x.span.as_mut().and_then(|s| s.source.as_mut()) else {
+            continue;
+        };
+        let Some(&line) = pos.line.checked_sub(1).and_then(|l| map.get(l as usize)) else {
+            continue;
+        };
+        // Already rendered (`file:line`): the line in it too.
+        if let Some(source) = &mut x.source {
+            if let Some(file) = source.strip_suffix(&format!(":{}", pos.line)) {
+                *source = format!("{file}:{line}");
+            }
+        }
+        pos.line = line;
+    }
+    d
 }
 
 fn internal(name: &str, e: impl std::fmt::Display) -> Error {
@@ -436,7 +466,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
     let lowered = lower(source, options)?;
     let name = source.name();
     let reject =
-        |d: Diagnostics| Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref());
+        |d: Diagnostics| Error::rejected(lowered.annotate(d), name, lowered.text.as_deref());
     match options.target {
         Target::Pica => {
             let pica = backend_pica::codegen::Options {
@@ -446,9 +476,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                 ..Default::default()
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;
-            let warnings = lowered
-                .valid
-                .annotate(Diagnostics(program.warnings.clone()));
+            let warnings = lowered.annotate(Diagnostics(program.warnings.clone()));
             let rendered = render_warnings(&warnings, name, lowered.text.as_deref());
             let mut warnings = warnings;
             warnings
@@ -824,7 +852,7 @@ fn mir_text_at(
         }
     };
     let m = prepared
-        .map_err(|d| Error::rejected(lowered.valid.annotate(d), name, lowered.text.as_deref()))?;
+        .map_err(|d| Error::rejected(lowered.annotate(d), name, lowered.text.as_deref()))?;
     Ok(mir::print::print_module(&m))
 }
 

@@ -1343,6 +1343,27 @@ impl Rewriter<'_> {
         Ok(())
     }
 
+    /// How many arguments the call whose `(` is token `open` has.
+    fn arguments(&self, open: usize) -> usize {
+        let Some(close) = self.matching(open) else {
+            return 0;
+        };
+        if close == open + 1 {
+            return 0;
+        }
+        let mut count = 1;
+        let mut k = open + 1;
+        while k < close {
+            match self.w(k) {
+                "(" | "[" => k = self.matching(k).unwrap_or(k),
+                "," => count += 1,
+                _ => {}
+            }
+            k += 1;
+        }
+        count
+    }
+
     /// With a prologue or epilogue, the author's `main` is renamed and a new `main` runs it
     /// between them (so every `return` of the author's still writes the outputs).
     fn wrap_main(&mut self) -> Result<(), Box<Diagnostic>> {
@@ -1449,6 +1470,27 @@ impl Rewriter<'_> {
                 || function.starts_with("texel")
                 || function.starts_with("sparseTex");
             if sampling && self.w(i + 1) == "(" {
+                // In a vertex shader, implicit-LOD sampling reads level 0 (GLSL ES 1.00
+                // §8.7): written out, so that the target's own rule (neither samples in a
+                // vertex program) is what the author reads, not naga's stage check.
+                let implicit =
+                    matches!(function, "texture" | "textureProj") && self.arguments(i + 1) == 2;
+                let renamed = if implicit && self.stage == Stage::Vertex {
+                    if let Some(close) = self.matching(i + 1) {
+                        let at = self.toks[close].range.start;
+                        self.edits.push(Edit {
+                            range: at..at,
+                            text: ", 0.0".into(),
+                        });
+                    }
+                    Some(if function == "texture" {
+                        "textureLod"
+                    } else {
+                        "textureProjLod"
+                    })
+                } else {
+                    renamed
+                };
                 if let Some(new) = renamed {
                     self.edits.push(Edit {
                         range: t.range.clone(),

@@ -335,3 +335,53 @@ fn a_row_major_matrix_of_two_lane_rows_is_read_by_row() {
         }
     }
 }
+
+#[test]
+fn a_varying_the_fragment_shader_declares_but_never_reads_needs_no_writer() {
+    // PixiJS pairs its default vertex shader with filters that declare more varyings.
+    let vert = "attribute vec2 aVertexPosition;\nvarying vec2 vTextureCoord;\n\
+                void main() { vTextureCoord = aVertexPosition * 0.5; \
+                gl_Position = vec4(aVertexPosition, 0.0, 1.0); }\n";
+    let unused = "precision mediump float;\nvarying vec2 vTextureCoord;\nvarying vec4 vColor;\n\
+                  void main() { gl_FragColor = vec4(vTextureCoord, 0.0, 1.0); }\n";
+    let read = "precision mediump float;\nvarying vec2 vTextureCoord;\nvarying vec4 vColor;\n\
+                void main() { gl_FragColor = vec4(vTextureCoord, 0.0, 1.0) * vColor; }\n";
+    for profile in PROFILES {
+        let (_, f) = compile_pair(
+            Source::glsl(vert, Stage::Vertex),
+            Source::glsl(unused, Stage::Fragment),
+            &Options::agal(profile),
+        )
+        .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let out = run(&f, &[("vTextureCoord", vec![0.25, -0.5, 0.0, 0.0])], &[]);
+        assert_eq!(output(&f, &out, "gl_FragColor").0, [0.25, -0.5, 0.0, 1.0]);
+        let e = compile_pair(
+            Source::glsl(vert, Stage::Vertex),
+            Source::glsl(read, Stage::Fragment),
+            &Options::agal(profile),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("`vColor`"), "{e}");
+    }
+}
+
+#[test]
+fn sampling_in_a_vertex_shader_is_refused_by_the_targets_rule_at_the_authors_line() {
+    // No `#version`: the rewrite adds lines before the author's; the error still names the
+    // author's line 3.
+    let src = "attribute vec4 pos;\nuniform sampler2D heights;\n\
+               void main() { gl_Position = pos + texture2D(heights, pos.xy); }\n";
+    let e = compile(
+        Source::glsl(src, Stage::Vertex).named("h.vert"),
+        &Options::pica(),
+    )
+    .unwrap_err();
+    assert_eq!(e.diagnostics().0[0].rule, "pica.unsupported", "{e}");
+    assert!(e.to_string().contains("source: h.vert:3"), "{e}");
+    let e = compile(
+        Source::glsl(src, Stage::Vertex).named("h.vert"),
+        &Options::agal(Profile::Standard),
+    )
+    .unwrap_err();
+    assert_eq!(e.diagnostics().0[0].rule, "agal.unsupported", "{e}");
+}

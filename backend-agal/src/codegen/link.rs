@@ -1,8 +1,10 @@
 //! A vertex and a fragment program compiled together: Flash's upload rules between them
 //! (each in its slot, one version, every varying the fragment program reads written by the
 //! vertex program: #3630–#3632, #3757), and a stricter check of the shaders' own interfaces:
-//! a fragment input at location L is a vertex output at location L with at least as many
-//! components (Flash cannot see this one: varyings are padded to four components).
+//! a fragment input at location L that the fragment program reads is a vertex output at
+//! location L with at least as many components (Flash cannot see this one: varyings are
+//! padded to four components). An input the shader declares but never reads (PixiJS pairs
+//! its filters so) needs nothing from the vertex shader.
 
 use crate::rules::CodegenRule;
 use mir::{Diagnostic, Diagnostics};
@@ -39,7 +41,16 @@ pub fn check_link(vertex: &Compiled, fragment: &Compiled) -> Result<(), Diagnost
     if let Err(Diagnostics(flash)) = check_program_pair(&vertex.bytes, &fragment.bytes, profile) {
         errors.extend(flash);
     }
-    for input in &fragment.inputs {
+    // The varyings the fragment program's code reads (all of them, if its bytes do not
+    // validate: Flash's errors above say why).
+    let read = crate::validate::validate(&fragment.bytes, fragment.profile)
+        .ok()
+        .map(|info| info.varyings_read);
+    let is_read = |location: u32| {
+        read.as_ref()
+            .is_none_or(|r| r.get(location as usize).is_some_and(|m| !m.is_empty()))
+    };
+    for input in fragment.inputs.iter().filter(|i| is_read(i.location)) {
         let written = vertex
             .outputs
             .iter()
