@@ -363,6 +363,10 @@ struct Rewriter<'a> {
     linked: Option<&'a [(String, u32)]>,
     /// Combined samplers: name → (combined type, sampler object's name).
     samplers: BTreeMap<String, (String, String)>,
+    /// Functions' combined-sampler parameters: the tokens of the function (parameter list
+    /// and body), the name, (combined type, sampler object's name). They hide a uniform
+    /// of the same name there.
+    scoped_samplers: Vec<(Range<usize>, String, (String, String))>,
     next_texture: u32,
     next_block: u32,
     /// Declarations to add after `#version`.
@@ -453,6 +457,7 @@ pub(crate) fn rewrite(
         varyings: Vec::new(),
         linked,
         samplers: BTreeMap::new(),
+        scoped_samplers: Vec::new(),
         next_texture: 0,
         next_block: 0,
         globals: Vec::new(),
@@ -525,6 +530,7 @@ pub(crate) fn rewrite(
     r.matrix_layouts()?;
     r.expressions()?;
     r.precision_qualifiers();
+    r.later_keywords(dialect);
     r.wrap_main()?;
     // Where added declarations go: after `#version` (or a new first line).
     let mut added = String::new();
@@ -1412,6 +1418,55 @@ impl Rewriter<'_> {
         Ok(())
     }
 
+    /// Names that GLSL made keywords after the author's version (`sample`, `buffer`…: GLSL
+    /// 4.x, which naga reads) renamed `spv2retro_NAME`, and GLSL ES 1.00's
+    /// `gl_FragDepthEXT` (EXT_frag_depth) spelled `gl_FragDepth`.
+    fn later_keywords(&mut self, dialect: Dialect) {
+        const LATER: &[&str] = &[
+            "sample",
+            "patch",
+            "buffer",
+            "shared",
+            "coherent",
+            "volatile",
+            "restrict",
+            "readonly",
+            "writeonly",
+            "precise",
+            "subroutine",
+            "resource",
+        ];
+        let older = match dialect {
+            Dialect::Es(v) => v < 310,
+            Dialect::Desktop(v) => v < 400,
+        };
+        let replaced: Vec<Range<usize>> = self.edits.iter().map(|e| e.range.clone()).collect();
+        let mut renames = Vec::new();
+        for t in &self.toks {
+            if t.kind != Kind::Ident
+                || t.directive
+                || replaced
+                    .iter()
+                    .any(|e| e.start <= t.range.start && t.range.end <= e.end)
+            {
+                continue;
+            }
+            let w = self.word(t);
+            let text = if w == "gl_FragDepthEXT" {
+                "gl_FragDepth".to_string()
+            } else if older && LATER.contains(&w) {
+                format!("spv2retro_{w}")
+            } else {
+                continue;
+            };
+            renames.push(Edit {
+                range: t.range.clone(),
+                text,
+            });
+        }
+        self.edits.extend(renames);
+    }
+
     /// `highp`, `mediump` and `lowp` dropped wherever they qualify a declaration (a
     /// uniform, a parameter, a local, a structure member, a function's return type): the
     /// targets compute at one precision, and naga's GLSL front end refuses the qualifiers in
@@ -1435,7 +1490,125 @@ impl Rewriter<'_> {
                 text: String::new(),
             });
         }
+        // `precision lowp sampler2DArray;`: naga takes precision statements for its
+        // numeric types only, and the targets have one precision anyway.
+        for (i, t) in self.toks.iter().enumerate() {
+            if t.directive || self.word(t) != "precision" || self.w(i + 3) != ";" {
+                continue;
+            }
+            let ty = self.w(i + 2);
+            if matches!(ty, "float" | "int" | "uint") {
+                continue;
+            }
+            let range = t.range.start..self.toks[i + 3].range.end;
+            if replaced
+                .iter()
+                .any(|e| e.start < range.end && range.start < e.end)
+            {
+                continue;
+            }
+            drops.push(Edit {
+                range,
+                text: String::new(),
+            });
+        }
         self.edits.extend(drops);
+    }
+
+    /// A function's combined-sampler parameters (`vec4 Texel(sampler2D s, vec2 c)`, as
+    /// LÖVE and libretro write them) split as the uniforms are: a texture and its sampler
+    /// object (`texture2D s, sampler spv2retro_sampler_s`), so texture calls inside read
+    /// `sampler2D(s, spv2retro_sampler_s)` and calls pass both. Returns the tokens that
+    /// declare the parameters' names.
+    fn sampler_parameters(&mut self) -> BTreeSet<usize> {
+        let mut names = BTreeSet::new();
+        let mut depth = 0i32;
+        let mut i = 0;
+        while i < self.toks.len() {
+            if self.toks[i].directive {
+                i += 1;
+                continue;
+            }
+            match self.w(i) {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                // `TYPE NAME (` at global scope: a function's parameter list.
+                "(" if depth == 0
+                    && i >= 2
+                    && self.toks[i - 1].kind == Kind::Ident
+                    && self.toks[i - 2].kind == Kind::Ident =>
+                {
+                    let close = self.matching(i).unwrap_or(i);
+                    let mut k = i + 1;
+                    while k < close {
+                        let ty = self.w(k).to_string();
+                        if let Some(texture) = texture_type(&ty) {
+                            let name = k + 1;
+                            if name < close && self.toks[name].kind == Kind::Ident {
+                                let n = self.w(name).to_string();
+                                let object = format!("spv2retro_sampler_{n}");
+                                let shadow = if ty.ends_with("Shadow") {
+                                    "samplerShadow"
+                                } else {
+                                    "sampler"
+                                };
+                                self.edits.push(Edit {
+                                    range: self.toks[k].range.clone(),
+                                    text: texture.to_string(),
+                                });
+                                let end = self.toks[name].range.end;
+                                self.edits.push(Edit {
+                                    range: end..end,
+                                    text: format!(", {shadow} {object}"),
+                                });
+                                // The body follows the parameter list (a prototype has none).
+                                let end = match self.w(close + 1) {
+                                    "{" => self.matching(close + 1).unwrap_or(close),
+                                    _ => close,
+                                };
+                                self.scoped_samplers.push((i..end + 1, n, (ty, object)));
+                                names.insert(name);
+                            }
+                        }
+                        k += 1;
+                    }
+                    i = close;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        names
+    }
+
+    /// The combined sampler token `i` names, if it names one there: a function's parameter
+    /// inside that function, else a uniform.
+    fn sampler(&self, i: usize) -> Option<(String, String)> {
+        let name = self.w(i);
+        self.scoped_samplers
+            .iter()
+            .find(|(scope, n, _)| scope.contains(&i) && n == name)
+            .map(|(_, _, s)| s.clone())
+            .or_else(|| self.samplers.get(name).cloned())
+    }
+
+    /// The token naming the function whose call has token `arg` as a whole argument (the
+    /// name before the enclosing `(`).
+    fn call_of_argument(&self, arg: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        let mut k = arg;
+        while k > 0 {
+            k -= 1;
+            match self.w(k) {
+                ")" | "]" => depth += 1,
+                "[" => depth -= 1,
+                "(" if depth == 0 => return k.checked_sub(1),
+                "(" => depth -= 1,
+                ";" | "{" | "}" => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// Texture functions renamed and given separate samplers; `gl_FragColor`/`gl_FragData`.
@@ -1452,6 +1625,7 @@ impl Rewriter<'_> {
                 .iter()
                 .any(|e| e.start <= r.start && r.end <= e.end)
         };
+        declared.extend(self.sampler_parameters());
         let mut i = 0;
         while i < self.toks.len() {
             let t = self.toks[i].clone();
@@ -1507,7 +1681,7 @@ impl Rewriter<'_> {
                         _ => e + 1,
                     };
                 }
-                if let Some((combined, object)) = self.samplers.get(self.w(arg)).cloned() {
+                if let Some((combined, object)) = self.sampler(arg) {
                     let a = self.toks[arg].range.start;
                     let z = self.toks[e.saturating_sub(1).max(arg)].range.end;
                     self.edits.push(Edit {
@@ -1523,7 +1697,25 @@ impl Rewriter<'_> {
                 i += 2;
                 continue;
             }
-            if self.samplers.contains_key(&w) {
+            // A sampler passed whole to a function of the shader: its sampler object
+            // goes along (the function's parameter was split the same way).
+            let passed = i > 0
+                && matches!(self.w(i - 1), "(" | ",")
+                && matches!(self.w(i + 1), "," | ")")
+                && self
+                    .call_of_argument(i)
+                    .is_some_and(|f| self.toks[f].kind == Kind::Ident && !builtin_type(self.w(f)));
+            if passed {
+                if let Some((_, object)) = self.sampler(i) {
+                    self.edits.push(Edit {
+                        range: t.range.end..t.range.end,
+                        text: format!(", {object}"),
+                    });
+                    i += 1;
+                    continue;
+                }
+            }
+            if self.sampler(i).is_some() {
                 return Err(at(
                     t.range.clone(),
                     format!(

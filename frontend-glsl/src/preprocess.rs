@@ -381,29 +381,38 @@ impl Pre<'_> {
         Ok(())
     }
 
-    /// Where the text expanded from `toks[k]` ends: the end of its line, or further while a
-    /// function-like macro's argument list is open.
+    /// Where the text expanded from `toks[k]` ends: the end of its line, or further while
+    /// a function-like macro's argument list is open (a call of one may span lines).
     fn expansion_end(&self, toks: &[Tok], k: usize) -> usize {
-        let mut depth = 0usize;
+        // The depth of parentheses inside an open macro call (0: none open).
+        let mut call_depth = 0usize;
         let mut pending_call = false;
         let mut e = k;
         while e < toks.len() {
             let t = &toks[e];
             match t.kind {
-                Kind::Newline if depth == 0 && !pending_call => break,
-                Kind::Ident => {
-                    pending_call = self
-                        .macros
-                        .get(&*t.text)
-                        .is_some_and(|m| m.params.is_some());
+                Kind::Newline if call_depth == 0 && !pending_call => break,
+                Kind::Ident if call_depth == 0 => {
+                    // A function-like macro, or a name that expands to one (`#define F SQ`).
+                    let function_like =
+                        |name: &str| self.macros.get(name).is_some_and(|m| m.params.is_some());
+                    pending_call = function_like(&t.text)
+                        || self.macros.get(&*t.text).is_some_and(|m| {
+                            m.params.is_none()
+                                && m.body
+                                    .iter()
+                                    .rev()
+                                    .find(|b| b.kind != Kind::Space)
+                                    .is_some_and(|b| function_like(&b.text))
+                        });
                 }
                 Kind::Punct if t.is("(") => {
-                    depth += 1;
+                    if call_depth > 0 || pending_call {
+                        call_depth += 1;
+                    }
                     pending_call = false;
                 }
-                Kind::Punct if t.is(")") => {
-                    depth = depth.saturating_sub(1);
-                }
+                Kind::Punct if t.is(")") => call_depth = call_depth.saturating_sub(1),
                 Kind::Space | Kind::Newline => {}
                 _ => pending_call = false,
             }
@@ -426,10 +435,21 @@ impl Pre<'_> {
     /// it held come back as a count: they are written after the expansion.
     fn expand(&self, toks: &[Tok]) -> Result<(Vec<Tok>, usize), Failure> {
         let breaks = toks.iter().filter(|t| t.kind == Kind::Newline).count();
+        // Joined onto one line, a `//` comment would hide what followed it: a space.
         let input: Vec<Tok> = toks
             .iter()
             .filter(|t| t.kind != Kind::Newline)
-            .cloned()
+            .map(|t| {
+                if breaks > 0 && t.kind == Kind::Space && t.text.starts_with("//") {
+                    Tok {
+                        text: Rc::from(" "),
+                        verbatim: false,
+                        ..t.clone()
+                    }
+                } else {
+                    t.clone()
+                }
+            })
             .collect();
         Ok((self.expand_list(input, 0)?, breaks))
     }
@@ -1130,6 +1150,20 @@ mod tests {
             !out.contains("int q;"),
             "a #define inside a comment defines nothing: {out}"
         );
+    }
+
+    #[test]
+    fn a_call_spanning_lines_keeps_its_lines_unless_a_macro_takes_it() {
+        let src = "mat2 m = mat2(1.0, // one\n 2.0, // two\n 3.0, 4.0);\n#define F(a, b) a + b\n\
+                   float x = F(1.0, // first\n 2.0);\nfloat y;\n";
+        let out = pp(src);
+        assert_eq!(out.lines().count(), src.lines().count(), "{out}");
+        assert!(
+            out.starts_with("mat2 m = mat2(1.0, // one\n 2.0, // two\n"),
+            "{out}"
+        );
+        assert!(out.contains("float x = 1.0 + 2.0;"), "{out}");
+        assert!(out.contains("\nfloat y;"), "{out}");
     }
 
     #[test]

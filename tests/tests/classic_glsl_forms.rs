@@ -385,3 +385,74 @@ fn sampling_in_a_vertex_shader_is_refused_by_the_targets_rule_at_the_authors_lin
     .unwrap_err();
     assert_eq!(e.diagnostics().0[0].rule, "agal.unsupported", "{e}");
 }
+
+#[test]
+fn samplers_passed_to_the_shaders_own_functions_sample_what_they_name() {
+    // LÖVE's `Texel` overloads, with the same parameter name for different sampler types.
+    let src = "precision mediump float;\nuniform sampler2D tex;\nuniform samplerCube env;\n\
+               varying vec2 uv;\n\
+               vec4 Texel(sampler2D s, vec2 c) { return texture2D(s, c); }\n\
+               vec4 Texel(samplerCube s, vec3 c) { return textureCube(s, c); }\n\
+               vec4 twice(sampler2D s, vec2 c) { return Texel(s, c) * 2.0; }\n\
+               void main() { gl_FragColor = twice(tex, uv) * 0.25 + Texel(env, vec3(uv, 1.0)) * 0.5; }\n";
+    let a = [0.25f32, 0.5, 0.75, 1.0];
+    let b = [1.0f32, 0.0, 0.5, 0.25];
+    let solid = |c: [f32; 4]| backend_agal::sim::Image::new_2d(1, 1, vec![c]).unwrap();
+    let cube = backend_agal::sim::Image::new_cube(1, vec![b; 6]).unwrap();
+    for profile in PROFILES {
+        let c = compile(Source::glsl(src, Stage::Fragment), &Options::agal(profile))
+            .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let binding = |name: &str| {
+            c.reflection
+                .samplers
+                .iter()
+                .find(|s| s.name == name)
+                .unwrap_or_else(|| panic!("no sampler {name}: {:?}", c.reflection.samplers))
+                .binding
+        };
+        let values = preview::Values {
+            inputs: vec![("uv".into(), vec![0.3, 0.6, 0.0, 0.0])],
+            uniforms: Vec::new(),
+            textures: vec![(binding("tex"), solid(a)), (binding("env"), cube.clone())],
+        };
+        let out = preview::run(
+            preview::Program {
+                bytes: &c.bytes,
+                reflection: &c.reflection,
+            },
+            &values,
+        )
+        .unwrap();
+        let (got, _) = output(&c, &out, "gl_FragColor");
+        for k in 0..4 {
+            near(
+                got[k],
+                f64::from(a[k]) * 0.5 + f64::from(b[k]) * 0.5,
+                &format!("{profile:?} {k}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn names_later_glsl_made_keywords_and_extension_spellings_are_read() {
+    // `sample` is a keyword from GLSL 4.00 (naga reads 4.50); GLSL ES 1.00's
+    // EXT_frag_depth spells the depth output gl_FragDepthEXT; a precision statement may
+    // name a sampler type.
+    let src = "#extension GL_EXT_frag_depth : enable\nprecision mediump float;\n\
+               precision lowp sampler2D;\nvarying vec2 uv;\n\
+               void main() { float sample = uv.x * 0.5; gl_FragDepthEXT = sample; \
+               gl_FragColor = vec4(sample); }\n";
+    for profile in [Profile::Standard, Profile::StandardExtended] {
+        let c = compile(Source::glsl(src, Stage::Fragment), &Options::agal(profile))
+            .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let out = run(&c, &[("uv", vec![0.5, 0.0, 0.0, 0.0])], &[]);
+        let depth = out
+            .outputs
+            .iter()
+            .find(|o| o.register == "od")
+            .unwrap_or_else(|| panic!("no depth output: {:?}", out.outputs));
+        assert_eq!(depth.value[0], 0.25);
+        assert_eq!(output(&c, &out, "gl_FragColor").0, [0.25; 4]);
+    }
+}

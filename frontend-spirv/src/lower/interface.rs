@@ -5,7 +5,8 @@
 //!   is a local the code writes and the final return reads. `PointSize` and clip/cull
 //!   distances are accepted and dropped.
 //! - Uniforms: loose uniforms (OpenGL-style SPIR-V) take their location as register and come
-//!   first; blocks follow in (set, binding) order, each laid out by its std140 offsets, 16
+//!   first (when locations would share registers, as glslang's --aml numbers a matrix as one
+//!   location, each in location order at the next free register from its location on); blocks follow in (set, binding) order, each laid out by its std140 offsets, 16
 //!   bytes per register; push constants come last. A loose `bool` takes the next bool
 //!   register. Every leaf is listed for reflection under its path (`lights[2].color`).
 //! - Samplers: a combined image sampler (or an image) at binding B is sampler B.
@@ -134,8 +135,11 @@ impl Lowerer<'_> {
             });
             self.global_vars.insert(id, index);
         }
-        // Loose uniforms first, at their locations.
-        let mut next_register = 0u32;
+        // Loose uniforms first, at their locations. A location an earlier uniform's
+        // registers already cover (glslang's --aml numbers a `mat4` as one location, as GL
+        // does, so the uniform after it would share its registers) moves to the next free
+        // register: in location order, each at max(its location, the next free register).
+        let mut placed: Vec<(u32, u32, &Inst)> = Vec::new(); // (location, count, inst)
         for inst in loose {
             let id = inst.result_id().unwrap_or(0);
             let pointee = self.pointee(inst);
@@ -150,21 +154,50 @@ impl Lowerer<'_> {
                 );
                 continue;
             };
-            let count = self.locations(pointee);
-            next_register = next_register.max(location.saturating_add(count));
+            placed.push((location, self.locations(pointee), inst));
+        }
+        let mut by_location: Vec<(u32, u32, u32)> = placed
+            .iter()
+            .map(|&(location, count, inst)| (location, inst.span.ordinal, count))
+            .collect();
+        by_location.sort_unstable();
+        let overlapping = by_location
+            .windows(2)
+            .any(|w| w[0].0.saturating_add(w[0].2) > w[1].0);
+        // (location, ordinal) → register.
+        let mut registers: Vec<((u32, u32), u32)> = Vec::new();
+        let mut free = 0u32;
+        for &(location, ordinal, count) in &by_location {
+            let register = if overlapping {
+                location.max(free)
+            } else {
+                location
+            };
+            free = free.max(register.saturating_add(count));
+            registers.push(((location, ordinal), register));
+        }
+        let mut next_register = free;
+        for (location, _, inst) in placed {
+            let id = inst.result_id().unwrap_or(0);
+            let pointee = self.pointee(inst);
+            let register = registers
+                .iter()
+                .find(|(key, _)| *key == (location, inst.span.ordinal))
+                .map_or(location, |&(_, r)| r);
+            next_register = next_register.max(register);
             let name = self.decor.name(id).unwrap_or("").to_string();
             self.uniform_leaves(
                 &name,
                 None,
                 pointee,
                 None,
-                location.saturating_mul(16),
+                register.saturating_mul(16),
                 UniformLayout::Loose,
             );
             self.set_storage(
                 id,
                 Storage::Uniform {
-                    register: location,
+                    register,
                     layout: UniformLayout::Loose,
                 },
             );
