@@ -697,6 +697,7 @@ fn assembled_agal_reflection(
             register: format!("{constants}0"),
             component: 0,
             count: info.constants.into(),
+            default: None,
         })
         .into_iter()
         .collect();

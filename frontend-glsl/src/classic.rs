@@ -335,6 +335,137 @@ fn decls_count(brackets: &str) -> Option<u32> {
         .try_fold(1u32, |n, c| Some(n * c?))
 }
 
+/// The value of a uniform's initializer `text` for type `ty`, lanes in register order (a
+/// matrix's columns each padded to four lanes); `None` unless it is numbers, `true`/`false`
+/// and constructors of them that fit the type.
+fn default_value(ty: &str, text: &str) -> Option<Vec<f32>> {
+    let words: Vec<String> = {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        for c in text.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+                cur.push(c);
+            } else {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                if !c.is_whitespace() {
+                    out.push(c.to_string());
+                }
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    };
+    let mut k = 0;
+    let values = constant(&words, &mut k)?;
+    if k != words.len() {
+        return None;
+    }
+    let (columns, rows) = match matrix_columns(ty) {
+        Some((c, col)) => (c as usize, col[3..].parse::<usize>().ok()?),
+        None => (1, vector_size(ty)?),
+    };
+    let wanted = columns * rows;
+    let values = match values.len() {
+        1 if columns > 1 => (0..wanted)
+            .map(|i| if i / rows == i % rows { values[0] } else { 0.0 })
+            .collect(),
+        1 => vec![values[0]; rows],
+        n if n == wanted => values,
+        _ => return None,
+    };
+    if columns == 1 {
+        return Some(values);
+    }
+    // Each column in a register of its own.
+    Some(
+        values
+            .chunks(rows)
+            .flat_map(|c| {
+                let mut r = c.to_vec();
+                r.resize(4, 0.0);
+                r
+            })
+            .collect(),
+    )
+}
+
+/// How many components a scalar or vector type has.
+fn vector_size(ty: &str) -> Option<usize> {
+    match ty {
+        "float" | "int" | "uint" | "bool" => Some(1),
+        _ => {
+            let n = ty
+                .strip_prefix(['i', 'u', 'b'])
+                .unwrap_or(ty)
+                .strip_prefix("vec")?;
+            n.parse().ok().filter(|n| (2..=4).contains(n))
+        }
+    }
+}
+
+/// A constant expression of numbers and constructors: its components, flattened.
+fn constant(words: &[String], k: &mut usize) -> Option<Vec<f32>> {
+    let w = words.get(*k)?.as_str();
+    *k += 1;
+    match w {
+        "-" => Some(constant(words, k)?.into_iter().map(|v| -v).collect()),
+        "+" => constant(words, k),
+        "true" => Some(vec![1.0]),
+        "false" => Some(vec![0.0]),
+        "(" => {
+            let v = constant(words, k)?;
+            (words.get(*k).map(String::as_str) == Some(")")).then(|| {
+                *k += 1;
+                v
+            })
+        }
+        _ if w.starts_with(|c: char| c.is_ascii_digit() || c == '.') => {
+            let number = w.trim_end_matches(['f', 'F', 'u', 'U']);
+            let value = match number
+                .strip_prefix("0x")
+                .or_else(|| number.strip_prefix("0X"))
+            {
+                Some(hex) => i64::from_str_radix(hex, 16).ok()? as f32,
+                None => number.parse::<f32>().ok()?,
+            };
+            Some(vec![value])
+        }
+        _ if builtin_type(w) => {
+            if words.get(*k).map(String::as_str) != Some("(") {
+                return None;
+            }
+            *k += 1;
+            let mut values = Vec::new();
+            loop {
+                values.extend(constant(words, k)?);
+                match words.get(*k).map(String::as_str) {
+                    Some(",") => *k += 1,
+                    Some(")") => {
+                        *k += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+            // A scalar constructor takes the first component; int and bool convert.
+            let scalar = |v: f32| match w {
+                "int" | "uint" => v.trunc(),
+                "bool" => f32::from(u8::from(v != 0.0)),
+                _ => v,
+            };
+            if matches!(w, "float" | "int" | "uint" | "bool") {
+                return Some(vec![scalar(*values.first()?)]);
+            }
+            Some(values.into_iter().map(scalar).collect())
+        }
+        _ => None,
+    }
+}
+
 /// One name declared by a statement.
 struct Declarator {
     name: String,
@@ -345,6 +476,8 @@ struct Declarator {
     range: Range<usize>,
     /// It has an initial value.
     init: bool,
+    /// The initial value's text (after `=`).
+    init_text: Option<Range<usize>>,
 }
 
 /// The rule of every refusal here.
@@ -377,6 +510,8 @@ struct Rewriter<'a> {
     epilogue: Vec<String>,
     /// Uniforms stored as another type than declared: (name, declared type).
     declared: Vec<(String, String)>,
+    /// Uniforms' initial values, lanes in register order.
+    defaults: Vec<(String, Vec<f32>)>,
     /// Bool uniforms (now ints) by name, with the bool type they are read as.
     bools: BTreeMap<String, String>,
     /// Names given back in the reflection: (as compiled, as the author wrote it).
@@ -464,6 +599,7 @@ pub(crate) fn rewrite(
         prologue: Vec::new(),
         epilogue: Vec::new(),
         declared: Vec::new(),
+        defaults: Vec::new(),
         bools: BTreeMap::new(),
         renames: Vec::new(),
         default_row_major: false,
@@ -562,6 +698,14 @@ pub(crate) fn rewrite(
                 .filter(|(_, ty)| ty.as_str() == "bool")
                 .map(|(name, _)| UniformHint::Bool(name.clone()))
                 .chain(r.row_major.keys().cloned().map(UniformHint::RowMajor))
+                .chain(
+                    r.defaults
+                        .iter()
+                        .map(|(name, values)| UniformHint::Default {
+                            name: name.clone(),
+                            values: values.clone(),
+                        }),
+                )
                 .chain(
                     r.declared
                         .iter()
@@ -848,8 +992,18 @@ impl Rewriter<'_> {
                 q = idx.partition_point(|&c| c <= close);
             }
             let mut init = false;
+            let mut init_text: Option<Range<usize>> = None;
             while q < idx.len() && !matches!(self.w(idx[q]), "," | ";") {
                 init = true;
+                if self.w(idx[q]) != "=" {
+                    // Through the matching bracket, which the loop steps over.
+                    let last = match self.w(idx[q]) {
+                        "(" | "[" | "{" => self.matching(idx[q]).unwrap_or(idx[q]),
+                        _ => idx[q],
+                    };
+                    let r = self.toks[idx[q]].range.start..self.toks[last].range.end;
+                    init_text = Some(init_text.map_or(r.clone(), |t| t.start..r.end));
+                }
                 let i = idx[q];
                 q = match self.w(i) {
                     "(" | "[" | "{" => {
@@ -865,6 +1019,7 @@ impl Rewriter<'_> {
                 count,
                 range: self.toks[i].range.clone(),
                 init,
+                init_text,
             });
             q += 1;
         }
@@ -957,18 +1112,30 @@ impl Rewriter<'_> {
                         arr,
                         range: r,
                         init,
+                        init_text,
                         ..
                     } in &decls
                     {
                         if *init {
-                            return Err(at(
-                                r.clone(),
-                                format!(
-                                    "the uniform `{name}` has an initial value, which no \
-                                     register of these targets keeps: set it from the \
-                                     application"
-                                ),
-                            ));
+                            // GLSL's default value: the reflection gives it, for the
+                            // application to upload (no register keeps a value by itself).
+                            let text = init_text.clone().map_or("", |t| &self.text[t]);
+                            let values = (arr.is_empty() && type_array.is_empty())
+                                .then(|| default_value(&ty, text))
+                                .flatten()
+                                .ok_or_else(|| {
+                                    at(
+                                        r.clone(),
+                                        format!(
+                                            "the uniform `{name}` has an initial value that is \
+                                             not a constant this compiler evaluates (numbers, \
+                                             `true`/`false` and constructors of them, for a \
+                                             uniform that is not an array): set it from the \
+                                             application"
+                                        ),
+                                    )
+                                })?;
+                            self.defaults.push((name.clone(), values));
                         }
                         let binding = self.next_block;
                         self.next_block += 1;

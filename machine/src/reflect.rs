@@ -94,7 +94,7 @@ pub struct OutputInfo {
 }
 
 /// A uniform.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UniformInfo {
     /// Its name (`projection`, `lights[2].color`).
     pub name: String,
@@ -111,6 +111,10 @@ pub struct UniformInfo {
     pub component: u8,
     /// Consecutive registers spanned.
     pub count: u32,
+    /// The value the source gives it (GLSL `uniform vec2 center = vec2(0.5);`), lanes in
+    /// register order from `component` on: upload it unless the application sets another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<f32>>,
 }
 
 /// A literal-constant register.
@@ -339,6 +343,7 @@ pub fn uniforms(m: &Module, register: impl Fn(&Uniform) -> String) -> Vec<Unifor
             register: register(u),
             component: u.component,
             count: u.count,
+            default: u.default.clone(),
         })
         .collect()
 }

@@ -203,6 +203,10 @@ pub struct Uniform {
     pub count: u32,
     /// Whether it lives in the bool register space (a loose `uniform bool`).
     pub is_bool: bool,
+    /// The value the source gives it (GLSL's `uniform float x = 0.5;`), lanes in register
+    /// order: what it holds until the application sets it. The registers are the
+    /// application's; the reflection lists the value for it to upload.
+    pub default: Option<Vec<f32>>,
 }
 
 /// The dimension of a sampled texture.

@@ -625,6 +625,7 @@ fn read_uniform(c: &mut Cursor<'_>) -> Result<Uniform, ReadError> {
         component,
         count,
         is_bool: space == 'b',
+        default: None,
     })
 }
 

@@ -4,7 +4,8 @@
 //! varying); uniforms from their register and component on, value after value (a `mat4` is 16
 //! floats in the order its registers hold them); the literals an AGAL program needs are
 //! uploaded from the reflection's `constants` (a PICA200 `.shbin` carries its own). Unset
-//! inputs read zeros, unset uniforms zeros, except matrices, which read the identity.
+//! inputs read zeros, unset uniforms zeros, except matrices, which read the identity, and
+//! uniforms the source gives a value (the reflection's `default`), which read it.
 
 use backend_agal::sim as agal;
 use backend_pica::sim as pica;
@@ -163,6 +164,22 @@ impl<'a> Loaded<'a> {
                     let lane = (k % cols) + usize::from(u.component);
                     loaded.set_float(start + k, lane % 4, 1.0);
                 }
+            }
+        }
+        // The source's initial values (GLSL's `uniform float x = 0.5;`), as an
+        // application that honours them uploads them.
+        for u in &r.uniforms {
+            let (Some(default), Some(start)) = (&u.default, number(&u.register)) else {
+                continue;
+            };
+            if u.register.starts_with('b') {
+                loaded.pica_uniforms.bool[start.min(15)] =
+                    default.first().is_some_and(|&f| f != 0.0);
+                continue;
+            }
+            for (k, &f) in default.iter().enumerate() {
+                let at = start * 4 + usize::from(u.component) + k;
+                loaded.set_float(at / 4, at % 4, f);
             }
         }
         for (name, floats) in &values.uniforms {

@@ -89,6 +89,7 @@ fn uniform(m: &mut Module, name: &str, register: u32, count: u32) {
         component: 0,
         count,
         is_bool: false,
+        default: None,
     });
 }
 

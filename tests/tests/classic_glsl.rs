@@ -584,7 +584,9 @@ fn defines_extensions_and_errors_at_the_authors_line() {
     .to_string();
     assert!(e.contains("--> bad.vert:4:26"), "{e}");
     assert!(e.contains("gl_Position = uMVP * aPositio;"), "{e}");
-    let init = "uniform float k = 2.0;\nvoid main() { gl_Position = vec4(k); }\n";
+    // An initial value that is not a constant (a constant one is the reflection's
+    // `default`: classic_glsl_forms.rs).
+    let init = "uniform float k = sin(2.0);\nvoid main() { gl_Position = vec4(k); }\n";
     let e = compile(
         Source::glsl(init, Stage::Vertex).named("i.vert"),
         &Options::pica(),

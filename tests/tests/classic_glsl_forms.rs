@@ -456,3 +456,60 @@ fn names_later_glsl_made_keywords_and_extension_spellings_are_read() {
         assert_eq!(output(&c, &out, "gl_FragColor").0, [0.25; 4]);
     }
 }
+
+#[test]
+fn a_uniforms_initial_value_is_reflected_and_used_until_the_application_sets_it() {
+    // raylib's `uniform vec2 center = vec2(200.0, 200.0);`
+    let src = "#version 330\nin vec4 p;\nuniform vec2 center = vec2(200.0, -100.0);\n\
+               uniform float k = 0.5;\nuniform mat2 m = mat2(2.0);\nuniform int n = 3;\n\
+               void main() { gl_Position = vec4(m * (p.xy * k) + center, float(n), 1.0); }\n";
+    let mut targets = vec![Options::pica()];
+    targets.extend(PROFILES.map(Options::agal));
+    for options in targets {
+        let what = format!("{:?} {:?}", options.target, options.profile);
+        let c = compile(Source::glsl(src, Stage::Vertex), &options)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let default = |name: &str| {
+            c.reflection
+                .uniforms
+                .iter()
+                .find(|u| u.name == name)
+                .unwrap()
+                .default
+                .clone()
+        };
+        assert_eq!(default("center"), Some(vec![200.0, -100.0]), "{what}");
+        assert_eq!(default("k"), Some(vec![0.5]), "{what}");
+        // A matrix's columns each fill a register.
+        assert_eq!(
+            default("m"),
+            Some(vec![2.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]),
+            "{what}"
+        );
+        assert_eq!(default("n"), Some(vec![3.0]), "{what}");
+        // Unset, they hold their initial values; set, the application's.
+        let p = vec![4.0f32, 8.0, 0.0, 1.0];
+        let out = run(&c, &[("p", p.clone())], &[]);
+        let (got, lanes) = output(&c, &out, "gl_Position");
+        let want = [2.0 * 4.0 * 0.5 + 200.0, 2.0 * 8.0 * 0.5 - 100.0, 3.0, 1.0];
+        for k in lanes.iter().copied() {
+            near(got[k], want[k], &format!("{what} default lane {k}"));
+        }
+        let out = run(&c, &[("p", p)], &[("k", vec![1.0])]);
+        let (got, _) = output(&c, &out, "gl_Position");
+        near(got[0], 2.0 * 4.0 + 200.0, &format!("{what} k set"));
+    }
+    let e = compile(
+        Source::glsl(
+            "uniform float x = sin(1.0);\nvoid main() { gl_Position = vec4(x); }\n",
+            Stage::Vertex,
+        ),
+        &Options::pica(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not a constant this compiler evaluates"),
+        "{e}"
+    );
+}

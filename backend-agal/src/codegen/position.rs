@@ -99,6 +99,7 @@ fn fragment(m: &Module, k: u16) -> Module {
         component: 0,
         count: 1,
         is_bool: false,
+        default: None,
     });
     let f = &mut m.function;
     for b in f.layout.clone() {

@@ -575,6 +575,7 @@ pub fn reflect_dvle(binary: &ShaderBinary, index: usize) -> Option<machine::refl
             register: format!("{letter}{first}"),
             component: 0,
             count: count.into(),
+            default: None,
         });
     }
     let outputs = dvle

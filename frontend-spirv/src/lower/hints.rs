@@ -5,14 +5,14 @@
 //! hint names a uniform as the module declares it.
 
 /// What lowering is told beyond the module.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Hints {
     /// Facts about uniforms, applied in order.
     pub uniforms: Vec<UniformHint>,
 }
 
 /// A fact about one uniform (named as declared, without an array index).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum UniformHint {
     /// A loose scalar `uniform bool` the module holds as an int in a block of its own and
     /// reads as `int != 0`: it gets a bool register, as glslang gives it.
@@ -20,6 +20,14 @@ pub enum UniformHint {
     /// A matrix (or array of matrices) written row-major, which the module stores as its
     /// transposed type and reads through `transpose`: its registers hold rows.
     RowMajor(String),
+    /// The value the source gives the uniform (GLSL's `uniform float x = 0.5;`), which
+    /// SPIR-V's uniforms cannot carry: lanes in register order, for the reflection.
+    Default {
+        /// The uniform.
+        name: String,
+        /// Its value, lanes in register order (a matrix's columns each padded to four).
+        values: Vec<f32>,
+    },
     /// A uniform the module stores as another type than the source declares (a `mat2`
     /// stored as two `vec4` columns): the reflection names the declared type.
     Declared {
@@ -53,10 +61,18 @@ pub(super) fn apply(m: &mut mir::Module, hints: &Hints) {
     bool_registers(m, &names(true));
     row_major_layouts(m, &names(false));
     for h in &hints.uniforms {
-        if let UniformHint::Declared { name, type_name } = h {
-            for u in m.uniforms.iter_mut().filter(|u| u.name == *name) {
-                u.type_name = type_name.clone();
+        match h {
+            UniformHint::Declared { name, type_name } => {
+                for u in m.uniforms.iter_mut().filter(|u| u.name == *name) {
+                    u.type_name = type_name.clone();
+                }
             }
+            UniformHint::Default { name, values } => {
+                for u in m.uniforms.iter_mut().filter(|u| u.name == *name) {
+                    u.default = Some(values.clone());
+                }
+            }
+            _ => {}
         }
     }
 }

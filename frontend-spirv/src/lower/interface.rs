@@ -115,6 +115,7 @@ impl Lowerer<'_> {
                             component: 0,
                             count: 1,
                             is_bool: true,
+                            default: None,
                         });
                         Storage::BoolUniform(reg)
                     }
@@ -702,6 +703,7 @@ impl Lowerer<'_> {
                 component,
                 count,
                 is_bool: false,
+                default: None,
             });
         };
         match sh {
