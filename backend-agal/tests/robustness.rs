@@ -2,7 +2,7 @@
 //! simulator panic, and every program that decodes re-encodes to the same bytes and survives
 //! a listing round trip. Deterministic (a fixed-seed generator), so failures reproduce.
 
-mod common;
+use crate::common;
 
 use backend_agal::opcode::Shape;
 use backend_agal::operand::{Component, Dest, Indirect, Mask, RegType, Source, Swizzle};

@@ -1,7 +1,7 @@
 //! The simulator on the golden programs and on small programs, against values each test
 //! computes on its own (in f32, in the order the program does it where rounding matters).
 
-mod common;
+use crate::common;
 
 use backend_agal::sim::{
     self, FragmentInputs, Image, SamplerState, Texture, Textures, Vec4, VertexInputs,

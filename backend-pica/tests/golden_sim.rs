@@ -1,7 +1,7 @@
 //! The simulator runs every golden program (picasso's bytes) and gives the values each `.pica`
 //! says it computes; the expected values are computed here, from the programs' comments.
 
-mod common;
+use crate::common;
 
 use backend_pica::operand::Mask;
 use backend_pica::shbin::UniformFile;

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "spv2pica/picasso.rs"]
 mod picasso;
 
 const PICA: &str = env!("CARGO_BIN_EXE_spv2pica");
