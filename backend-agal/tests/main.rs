@@ -8,3 +8,9 @@ mod robustness;
 mod sim;
 mod validate_golden;
 mod validate_rules;
+
+/// `autotests = false`: a file of `tests/` that is not a module above would never run.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    test_kit::assert_every_test_file_is_a_module(env!("CARGO_MANIFEST_DIR"));
+}
