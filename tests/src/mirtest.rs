@@ -124,14 +124,5 @@ impl Textures for Procedural {
     }
 }
 
-/// Whether two results agree within a relative tolerance (NaN equals NaN).
-pub fn close(a: f32, b: f32, tolerance: f32) -> bool {
-    if a.is_nan() && b.is_nan() {
-        return true;
-    }
-    if a == b {
-        return true;
-    }
-    let scale = a.abs().max(b.abs()).max(1.0);
-    (a - b).abs() <= tolerance * scale
-}
+/// Whether two results agree within a relative tolerance (NaN equals NaN): the test kit's.
+pub use test_kit::close;

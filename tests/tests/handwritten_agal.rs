@@ -15,6 +15,7 @@ use backend_agal::sim::{
 };
 use backend_agal::{Program, validate};
 use spv2retro::{Source, Stage};
+use test_kit::close;
 use tests::handwritten::agal::{Format, Original, Range, Setup, originals};
 
 /// Rewrites whose compiled program is known to disagree with the original (or that the
@@ -27,6 +28,9 @@ const CASES: usize = 100;
 
 /// What registers nobody should read hold.
 const GARBAGE: f32 = 7.0e5;
+
+/// How far the two programs' lanes may differ ([`close`]: relative, absolute below 1).
+const TOLERANCE: f32 = 1e-4;
 
 /// SplitMix64: deterministic, seeded per reference.
 struct Rng(u64);
@@ -238,10 +242,6 @@ fn varyings(setup: &Setup, rng: &mut Rng) -> Vec<Vec4> {
     v
 }
 
-fn close(a: f32, b: f32) -> bool {
-    (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0) || (a.is_nan() && b.is_nan())
-}
-
 fn fmt4(v: Vec4) -> String {
     format!("[{:.6}, {:.6}, {:.6}, {:.6}]", v[0], v[1], v[2], v[3])
 }
@@ -305,7 +305,7 @@ fn check(o: &Original) -> Result<(), String> {
                 };
                 let want = run(&hand, &hand_constants).map_err(|e| format!("original: {e}"))?;
                 let got = run(&program, &constants).map_err(|e| format!("rewrite: {e}"))?;
-                if !(0..4).all(|l| close(want.position[l], got.position[l])) {
+                if !(0..4).all(|l| close(want.position[l], got.position[l], TOLERANCE)) {
                     return Err(fail(
                         &format!("op (attributes {attrs:?})"),
                         want.position,
@@ -315,7 +315,7 @@ fn check(o: &Original) -> Result<(), String> {
                 for var in &o.setup.varyings {
                     let n = usize::from(var.register);
                     let (w, g) = (want.varyings[n], got.varyings[n]);
-                    if !var.lanes.iter().all(|&l| close(w[l], g[l])) {
+                    if !var.lanes.iter().all(|&l| close(w[l], g[l], TOLERANCE)) {
                         return Err(fail(&format!("v{n} (attributes {attrs:?})"), w, g));
                     }
                 }
@@ -341,7 +341,7 @@ fn check(o: &Original) -> Result<(), String> {
                     ));
                 }
                 let (w, g) = (want.colors[0], got.colors[0]);
-                if !(0..4).all(|l| close(w[l], g[l])) {
+                if !(0..4).all(|l| close(w[l], g[l], TOLERANCE)) {
                     return Err(fail(&format!("oc (varyings {vars:?})"), w, g));
                 }
             }

@@ -1,10 +1,85 @@
-//! What the workspace's integration tests share, so that each is written once.
+//! What the workspace's integration tests share, so that each is written once: float
+//! comparison with a tolerance ([`close`], [`close_to`], [`within`]).
 //!
 //! Every test crate runs its tests as threads of one process, so nothing here keeps state a
 //! test could see from another.
 
 use std::collections::BTreeSet;
+use std::ops::{Add, Mul, Sub};
 use std::path::Path;
+
+// ---------------------------------------------------------------------------------------
+// Comparison
+
+/// `f32` or `f64`: a comparison computes in its arguments' type, as the tests always did.
+pub trait Float:
+    Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self>
+{
+    /// 1.
+    const ONE: Self;
+    /// The absolute value.
+    fn abs(self) -> Self;
+    /// The larger of the two (the other one if either is NaN).
+    fn max(self, other: Self) -> Self;
+    /// Whether the value is NaN.
+    fn is_nan(self) -> bool;
+}
+
+macro_rules! float {
+    ($t:ty) => {
+        impl Float for $t {
+            const ONE: Self = 1.0;
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+        }
+    };
+}
+float!(f32);
+float!(f64);
+
+/// Equal values agree whatever the tolerance (infinities of one sign too), and so do two NaNs.
+fn same<F: Float>(a: F, b: F) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+/// Whether two results agree: `|a − b| ≤ tolerance · max(|a|, |b|, 1)`, relative to the
+/// larger, absolute below 1. Symmetric: for two computations of one value (a program and
+/// the interpreter, two programs), neither of which is the reference.
+///
+/// As in every copy this replaces, an infinity scales the bound to infinity, so it is close
+/// to any value but NaN (the same holds for an infinite `want` in [`close_to`] and
+/// [`within`]).
+pub fn close<F: Float>(a: F, b: F, tolerance: F) -> bool {
+    same(a, b) || (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(F::ONE)
+}
+
+/// Whether `got` is `want`: `|got − want| ≤ tolerance · max(|want|, 1)`, relative to the
+/// expected value, absolute below 1.
+pub fn close_to<F: Float>(got: F, want: F, tolerance: F) -> bool {
+    same(got, want) || (got - want).abs() <= tolerance * want.abs().max(F::ONE)
+}
+
+/// Whether `got` is `want` within an absolute and a relative part added:
+/// `|got − want| ≤ absolute + relative · |want|`, for rounding with a floor as well as a
+/// scale (f24 lanes on the PICA200).
+pub fn within<F: Float>(got: F, want: F, absolute: F, relative: F) -> bool {
+    same(got, want) || (got - want).abs() <= absolute + relative * want.abs()
+}
+
+/// [`close_to`] lane by lane, over the shorter of the two. `got` may be narrower than
+/// `want` (`f32` lanes against an `f64` reference), and is widened exactly.
+pub fn all_close_to<G: Copy + Into<F>, F: Float>(got: &[G], want: &[F], tolerance: F) -> bool {
+    got.iter()
+        .zip(want)
+        .all(|(&g, &w)| close_to(g.into(), w, tolerance))
+}
 
 // ---------------------------------------------------------------------------------------
 // One test binary per crate
@@ -49,4 +124,29 @@ pub fn assert_every_test_file_is_a_module(crate_dir: &str) {
         "{} does not declare {missing:?}: add `mod NAME;` for each, or they never run",
         dir.join("main.rs").display()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_comparisons_scale_as_documented() {
+        // Relative above 1, absolute below.
+        assert!(close(1000.0f32, 1000.9, 1e-3) && !close(1000.0f32, 1001.1, 1e-3));
+        assert!(close(0.0f32, 0.0009, 1e-3) && !close(0.0f32, 0.0011, 1e-3));
+        // `close` scales by the larger (either way round), `close_to` by the expected value.
+        assert!(close(10.009f64, 10.0, 1e-3) && close(10.0f64, 10.009, 1e-3));
+        assert!(close(100.0f64, 0.0, 1.0) && !close_to(100.0f64, 0.0, 1.0));
+        // `within` adds its absolute and relative parts.
+        assert!(within(10.015f64, 10.0, 0.01, 0.001) && !within(10.025f64, 10.0, 0.01, 0.001));
+        // Widened lanes, over the shorter.
+        assert!(all_close_to(&[1.0f32, 2.0], &[1.0f64, 2.0005, 99.0], 1e-3));
+        assert!(!all_close_to(&[1.0f32, 2.0], &[1.0f64, 2.1], 1e-3));
+        // Equal values agree whatever the tolerance; NaN only with NaN.
+        for f in [close::<f32>, close_to::<f32>] {
+            assert!(f(f32::INFINITY, f32::INFINITY, 0.0) && f(f32::NAN, f32::NAN, 0.0));
+            assert!(!f(f32::NAN, 1.0, 1.0) && !f(1.0, f32::NAN, 1.0));
+        }
+    }
 }
