@@ -1,5 +1,6 @@
 //! What the workspace's integration tests share, so that each is written once: float
-//! comparison with a tolerance ([`close`], [`close_to`], [`within`]).
+//! comparison with a tolerance ([`close`], [`close_to`], [`within`]) and the deterministic
+//! generators whose seeds the tests record ([`Rng`], [`SplitMix64`]).
 //!
 //! Every test crate runs its tests as threads of one process, so nothing here keeps state a
 //! test could see from another.
@@ -82,6 +83,73 @@ pub fn all_close_to<G: Copy + Into<F>, F: Float>(got: &[G], want: &[F], toleranc
 }
 
 // ---------------------------------------------------------------------------------------
+// Deterministic generators
+
+/// xorshift64*: small, fast, and the same sequence everywhere. The seed is the state; it must
+/// not be 0. The tests record seeds (regression cases, failure messages), so the sequence of
+/// every method here is fixed: change none of them.
+///
+/// There is deliberately no `below`: the `tests` crate's generator trait (`Source`) has one
+/// over `next_u32`, and an inherent method of that name would silently take over its calls.
+#[derive(Clone, Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// SplitMix64: a counter through a mixer, good from any seed (0 and names' hashes too).
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// What both generators draw from their 64 bits, the same way.
+macro_rules! draws {
+    ($t:ty) => {
+        impl $t {
+            /// A number in `0..n` (0 when `n` is 0): the next 64 bits modulo `n`.
+            pub fn index(&mut self, n: usize) -> usize {
+                (self.next_u64() % n.max(1) as u64) as usize
+            }
+
+            /// A float in [lo, hi): the top 24 of the next 64 bits as the fraction.
+            pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
+                let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+                lo + (hi - lo) * u
+            }
+
+            /// Four floats in [lo, hi), lane 0 first.
+            pub fn lanes(&mut self, lo: f32, hi: f32) -> [f32; 4] {
+                [
+                    self.float(lo, hi),
+                    self.float(lo, hi),
+                    self.float(lo, hi),
+                    self.float(lo, hi),
+                ]
+            }
+        }
+    };
+}
+draws!(Rng);
+draws!(SplitMix64);
+
+// ---------------------------------------------------------------------------------------
 // One test binary per crate
 
 /// Fails unless every test file of a crate is a module of its test binary. Each crate has
@@ -148,5 +216,36 @@ mod tests {
             assert!(f(f32::INFINITY, f32::INFINITY, 0.0) && f(f32::NAN, f32::NAN, 0.0));
             assert!(!f(f32::NAN, 1.0, 1.0) && !f(1.0, f32::NAN, 1.0));
         }
+    }
+
+    /// The sequences the tests' seeds stand for, as the copies this replaced drew them
+    /// (computed with those copies): a change here changes every recorded seed's case.
+    #[test]
+    fn the_generators_draw_what_they_always_drew() {
+        let mut r = Rng(1);
+        let first = [r.next_u64(), r.next_u64(), r.next_u64()];
+        assert_eq!(
+            first,
+            [
+                0x47e4_ce4b_896c_dd1d,
+                0xabcf_a6a8_e079_651d,
+                0xb9d1_0d8f_eb73_1f57
+            ]
+        );
+        let mut r = Rng(0x5eed_1234_abcd_0001);
+        let picks: Vec<usize> = (0..6).map(|_| r.index(7)).collect();
+        assert_eq!(picks, [3, 0, 3, 4, 1, 2]);
+        let mut r = Rng(11);
+        let lanes = r.lanes(-2.0, 2.0);
+        assert_eq!(
+            lanes[..2].iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+            [1066963432, 1068479432]
+        );
+        let mut s = SplitMix64(0);
+        assert_eq!(
+            [s.next_u64(), s.next_u64()],
+            [0xe220_a839_7b1d_cdaf, 0x6e78_9e6a_a1b9_65f4]
+        );
+        assert_eq!(SplitMix64(7).float(-1.0, 3.0).to_bits(), 1057959812);
     }
 }
