@@ -1,13 +1,15 @@
 //! What the workspace's integration tests share, so that each is written once: float
-//! comparison with a tolerance ([`close`], [`close_to`], [`within`]) and the deterministic
-//! generators whose seeds the tests record ([`Rng`], [`SplitMix64`]).
+//! comparison with a tolerance ([`close`], [`close_to`], [`within`]), the deterministic
+//! generators whose seeds the tests record ([`Rng`], [`SplitMix64`]), and paths ([`fixture`],
+//! [`scratch`]).
 //!
 //! Every test crate runs its tests as threads of one process, so nothing here keeps state a
-//! test could see from another.
+//! test could see from another, except the names [`scratch`] has handed out.
 
 use std::collections::BTreeSet;
 use std::ops::{Add, Mul, Sub};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 // ---------------------------------------------------------------------------------------
 // Comparison
@@ -148,6 +150,39 @@ macro_rules! draws {
 }
 draws!(Rng);
 draws!(SplitMix64);
+
+// ---------------------------------------------------------------------------------------
+// Paths
+
+/// `rel` in the shared fixture corpus, `tests/fixtures`: `fixture("glsl/phong.frag.spv")`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the kit lives in tests/kit")
+        .join("fixtures")
+        .join(rel)
+}
+
+/// A fresh, empty directory for one test, `<temp>/spv2retro-test-<pid>-<name>` (emptied if a
+/// crashed run left it behind). The tests of a crate share one process, so `name` must be
+/// unique among them: a second call with the same name panics rather than let two tests
+/// running at once write into one directory.
+#[track_caller]
+pub fn scratch(name: &str) -> PathBuf {
+    static HANDED_OUT: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let fresh = HANDED_OUT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name.to_string());
+    assert!(
+        fresh,
+        "scratch directory `{name}` was already handed out in this process: two tests would share it"
+    );
+    let dir = std::env::temp_dir().join(format!("spv2retro-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
 
 // ---------------------------------------------------------------------------------------
 // One test binary per crate
