@@ -274,8 +274,7 @@ fn encode_decode_print_assemble() {
 
 #[test]
 fn rows_are_in_their_golden_files() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden/agal");
+    let dir = test_kit::fixture("golden/agal");
     for row in rows() {
         let path = dir.join(format!("{}.agal", row.from));
         let bytes =

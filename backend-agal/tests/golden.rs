@@ -2,7 +2,7 @@
 //! (the golden files): every program decodes to its listing, the listing and the original
 //! source assemble to the identical bytes, and decoding then encoding gives the bytes back.
 
-mod common;
+use crate::common;
 
 use backend_agal::{Program, asm, disasm};
 

@@ -2,7 +2,7 @@
 //! simulator panic, and every program that decodes re-encodes to the same bytes and survives
 //! a listing round trip. Deterministic (a fixed-seed generator), so failures reproduce.
 
-mod common;
+use crate::common;
 
 use backend_agal::opcode::Shape;
 use backend_agal::operand::{Component, Dest, Indirect, Mask, RegType, Source, Swizzle};
@@ -11,20 +11,7 @@ use backend_agal::sim::{self, FragmentInputs, VertexInputs};
 use backend_agal::{
     Inst, Opcode, Operand2, Profile, Program, Stage, Version, asm, disasm, validate,
 };
-
-/// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use test_kit::Rng;
 
 /// Runs everything on the bytes; whether they decoded.
 fn exercise(bytes: &[u8]) -> bool {
@@ -70,28 +57,28 @@ fn random_bytes_never_panic() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut decoded = 0;
     for _ in 0..3000 {
-        let tokens = rng.below(4) as usize;
+        let tokens = rng.index(4);
         let mut b = vec![
             0xa0,
-            1 + rng.below(3) as u8,
+            1 + rng.index(3) as u8,
             0,
             0,
             0,
             0xa1,
-            rng.below(2) as u8,
+            rng.index(2) as u8,
         ];
-        for _ in 0..tokens * 24 + usize::from(rng.below(8) == 0) {
+        for _ in 0..tokens * 24 + usize::from(rng.index(8) == 0) {
             // Mostly small field values, so that some tokens decode.
-            let byte = match rng.below(4) {
-                0 => rng.next() as u8,
+            let byte = match rng.index(4) {
+                0 => rng.next_u64() as u8,
                 1 => 0xe4,
-                _ => rng.below(3) as u8,
+                _ => rng.index(3) as u8,
             };
             b.push(byte);
         }
-        if rng.below(10) == 0 {
-            let i = rng.below(b.len() as u64) as usize;
-            b[i] = rng.next() as u8;
+        if rng.index(10) == 0 {
+            let i = rng.index(b.len());
+            b[i] = rng.next_u64() as u8;
         }
         decoded += usize::from(exercise(&b));
     }
@@ -109,12 +96,12 @@ fn mutated_golden_programs_never_panic() {
         assert!(exercise(&original));
         for _ in 0..60 {
             let mut b = original.clone();
-            for _ in 0..1 + rng.below(3) {
-                let i = rng.below(b.len() as u64) as usize;
-                b[i] ^= 1 << rng.below(8);
+            for _ in 0..1 + rng.index(3) {
+                let i = rng.index(b.len());
+                b[i] ^= 1 << rng.index(8);
             }
-            if rng.below(8) == 0 {
-                b.truncate(rng.below(b.len() as u64) as usize);
+            if rng.index(8) == 0 {
+                b.truncate(rng.index(b.len()));
             }
             exercise(&b);
         }
@@ -128,21 +115,21 @@ fn reg_for(rng: &mut Rng, stage: Stage, write: bool) -> RegType {
         (Stage::Fragment, false) => &[RegType::Constant, RegType::Temporary, RegType::Varying],
         (Stage::Fragment, true) => &[RegType::Temporary, RegType::Output, RegType::Depth],
     };
-    choices[rng.below(choices.len() as u64) as usize]
+    choices[rng.index(choices.len())]
 }
 
 fn source(rng: &mut Rng, stage: Stage) -> Source {
-    let swizzle = Swizzle::from_bits(rng.next() as u8);
-    if stage == Stage::Vertex && rng.below(5) == 0 {
+    let swizzle = Swizzle::from_bits(rng.next_u64() as u8);
+    if stage == Stage::Vertex && rng.index(5) == 0 {
         let by = Indirect {
             reg: reg_for(rng, stage, false),
-            index: rng.below(8) as u16,
-            select: Component::from_bits(rng.next() as u8),
-            offset: rng.next() as u8,
+            index: rng.index(8) as u16,
+            select: Component::from_bits(rng.next_u64() as u8),
+            offset: rng.next_u64() as u8,
         };
         return Source::indirect(RegType::Constant, by, swizzle);
     }
-    Source::new(reg_for(rng, stage, false), rng.below(300) as u16, swizzle)
+    Source::new(reg_for(rng, stage, false), rng.index(300) as u16, swizzle)
 }
 
 /// Typed instructions with registers each stage can spell: encode, decode, print, assemble.
@@ -150,7 +137,7 @@ fn source(rng: &mut Rng, stage: Stage) -> Source {
 fn generated_instructions_round_trip() {
     let mut rng = Rng(7);
     for _ in 0..400 {
-        let stage = if rng.below(2) == 0 {
+        let stage = if rng.index(2) == 0 {
             Stage::Vertex
         } else {
             Stage::Fragment
@@ -162,16 +149,16 @@ fn generated_instructions_round_trip() {
                 .copied()
                 .filter(|o| stage == Stage::Fragment || !o.fragment_only())
                 .collect();
-            let op = ops[rng.below(ops.len() as u64) as usize];
+            let op = ops[rng.index(ops.len())];
             let dest = Dest::new(
                 reg_for(&mut rng, stage, true),
-                rng.below(4) as u16,
-                Mask::new(1 + rng.below(15) as u8).unwrap(),
+                rng.index(4) as u16,
+                Mask::new(1 + rng.index(15) as u8).unwrap(),
             );
             let s1 = source(&mut rng, stage);
             let s2 = source(&mut rng, stage);
-            let mut sampler = Sampler::new(rng.below(16) as u16);
-            for _ in 0..rng.below(4) {
+            let mut sampler = Sampler::new(rng.index(16) as u16);
+            for _ in 0..rng.index(4) {
                 let flags = [
                     "cube",
                     "linear",
@@ -184,9 +171,9 @@ fn generated_instructions_round_trip() {
                     "anisotropic8x",
                     "clamp_u_repeat_v",
                 ];
-                sampler.apply_flag(flags[rng.below(flags.len() as u64) as usize]);
+                sampler.apply_flag(flags[rng.index(flags.len())]);
             }
-            sampler.lod_bias = rng.next() as i8;
+            sampler.lod_bias = rng.next_u64() as i8;
             let inst = match op.shape() {
                 Shape::Unary => Inst::new(op, Some(dest), Some(s1), None),
                 Shape::Binary | Shape::Matrix => {

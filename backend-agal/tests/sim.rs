@@ -1,21 +1,16 @@
 //! The simulator on the golden programs and on small programs, against values each test
 //! computes on its own (in f32, in the order the program does it where rounding matters).
 
-mod common;
+use crate::common;
 
 use backend_agal::sim::{
     self, FragmentInputs, Image, SamplerState, Texture, Textures, Vec4, VertexInputs,
 };
 use backend_agal::{Program, Stage, Version, asm};
+use test_kit::within;
 
 fn program(name: &str) -> Program {
     Program::decode(&common::bytes(name)).unwrap()
-}
-
-fn close(a: Vec4, b: Vec4) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
 }
 
 fn dot4(a: Vec4, b: Vec4) -> f32 {
@@ -146,7 +141,7 @@ fn fractal_pair() {
         .unwrap();
         assert!(!f.discarded);
         assert!(
-            close(f.colors[0], colour),
+            (0..4).all(|l| within(f.colors[0][l], colour[l], 1e-5, 1e-5)),
             "({x}, {y}): {:?} vs {colour:?} after {count}",
             f.colors[0]
         );

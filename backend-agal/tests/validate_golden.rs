@@ -1,7 +1,7 @@
 //! The validator on the golden programs: it accepts what Flash accepts and rejects
 //! `misc_opcodes_vertex` with the errors the independent checker lists, in the same order.
 
-mod common;
+use crate::common;
 
 use backend_agal::validate::Rule;
 use backend_agal::{Field, Profile, Version, validate, validate_pair};

@@ -1,6 +1,6 @@
 //! Every golden `.pica` assembles to picasso's `.shbin`, byte for byte.
 
-mod common;
+use crate::common;
 
 use backend_pica::shbin;
 

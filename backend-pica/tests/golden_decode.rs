@@ -2,7 +2,7 @@
 //! says: code words with their instructions and raw fields, operand descriptors with their
 //! fields, and each DVLE's header, constants, outputs and uniforms.
 
-mod common;
+use crate::common;
 
 use backend_pica::decode::{Decoded, decode_word};
 use backend_pica::disasm::render_plain;

@@ -1,6 +1,6 @@
 //! Every golden `.shbin` disassembles to picasso text that assembles back to the same bytes.
 
-mod common;
+use crate::common;
 
 use backend_pica::asm::{self, SourceFile};
 use backend_pica::{disasm, shbin};

@@ -1,11 +1,12 @@
 //! The simulator runs every golden program (picasso's bytes) and gives the values each `.pica`
 //! says it computes; the expected values are computed here, from the programs' comments.
 
-mod common;
+use crate::common;
 
 use backend_pica::operand::Mask;
 use backend_pica::shbin::UniformFile;
 use backend_pica::sim::{Outcome, Simulator, Uniforms};
+use test_kit::all_close_to;
 
 fn sim(name: &str) -> Simulator {
     Simulator::new(&common::shbin(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -28,14 +29,10 @@ fn inputs(values: &[[f32; 4]]) -> [[f32; 4]; 16] {
     v
 }
 
-fn close(a: f32, b: f32) -> bool {
-    a == b || (a - b).abs() <= 1e-3 * b.abs().max(1.0) || (a.is_nan() && b.is_nan())
-}
-
 #[track_caller]
 fn assert_vec(got: [f32; 4], want: [f32; 4], what: &str) {
     assert!(
-        got.iter().zip(want).all(|(g, w)| close(*g, w)),
+        all_close_to(&got, &want, 1e-3),
         "{what}: got {got:?}, want {want:?}"
     );
 }

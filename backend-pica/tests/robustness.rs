@@ -1,7 +1,7 @@
 //! Damaged inputs never panic: every byte of every golden file flipped, and code words replaced
 //! by pseudo-random ones, go through the reader, the listing and the simulator.
 
-mod common;
+use crate::common;
 
 use backend_pica::sim::{Simulator, Uniforms};
 use backend_pica::{disasm, shbin};

@@ -2,23 +2,9 @@
 //! the build-script helper's outputs. That the binaries write the same bytes and print the
 //! same diagnostics is tested with them (`tools/tests/api.rs`).
 
-use std::path::PathBuf;
-
 use spv2retro::build::Shaders;
 use spv2retro::{ErrorKind, Options, Profile, Source, compile};
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spv2retro-api-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use test_kit::{fixture, scratch};
 
 #[test]
 fn a_target_limit_is_an_error_value() {
@@ -155,8 +141,7 @@ fn the_build_helper_takes_picasso_sets_and_agal_text_from_a_folder() {
     let out = scratch("build-picasso");
     let src = out.join("shaders");
     std::fs::create_dir_all(&src).unwrap();
-    let set = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/thirdparty/picasso/devkitPro+3ds-examples")
+    let set = fixture("thirdparty/picasso/devkitPro+3ds-examples")
         .join("graphics-gpu-geoshader-source-program");
     std::fs::copy(set.join("01-program.v.pica"), src.join("program.v.pica")).unwrap();
     std::fs::copy(set.join("02-program.g.pica"), src.join("program.g.pica")).unwrap();
@@ -238,7 +223,7 @@ fn the_build_helper_takes_picasso_sets_and_agal_text_from_a_folder() {
 #[test]
 fn the_build_helper_takes_classic_glsl_with_its_names() {
     let out = scratch("build-classic");
-    let classic = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/classic");
+    let classic = fixture("classic");
     let outputs = Shaders::new()
         .shader(classic.join("gl33_core.vert"), Options::pica())
         .shader_named(
@@ -275,7 +260,7 @@ fn the_build_helper_takes_classic_glsl_with_its_names() {
 #[test]
 fn the_build_helper_links_a_vertex_and_a_geometry_shader_with_the_stride() {
     let out = scratch("build-geometry");
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/geometry");
+    let dir = fixture("geometry");
     let outputs = Shaders::new()
         .linked(
             "sprite",

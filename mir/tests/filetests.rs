@@ -29,7 +29,7 @@
 //! interpreter cannot run says so and why with `; eval: skip <reason>`.
 //!
 //! After an intended change, rewrite the expectations with
-//! `BLESS=1 cargo test -p mir --test filetests` and review the diff.
+//! `BLESS=1 cargo test -p mir --test integration filetests::` and review the diff.
 
 use std::path::{Path, PathBuf};
 
@@ -326,7 +326,7 @@ fn filetests() {
     assert!(
         failures.is_empty(),
         "{} of {} filetests failed:\n\n{}\n\nIf the change is intended, run \
-         BLESS=1 cargo test -p mir --test filetests and review the diff.",
+         BLESS=1 cargo test -p mir --test integration filetests:: and review the diff.",
         failures.len(),
         files.len(),
         failures.join("\n\n")

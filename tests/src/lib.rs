@@ -1,13 +1,11 @@
 //! Shared helpers for the integration tests in `tests/tests/`: where the fixtures are and how
 //! to read their header comments.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The fixture folder `name` under `tests/fixtures`.
+/// The fixture folder `name` under `tests/fixtures` (the test kit's [`test_kit::fixture`]).
 pub fn fixtures(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
+    test_kit::fixture(name)
 }
 
 /// The files in fixture folder `name` whose names end in `suffix`, sorted.

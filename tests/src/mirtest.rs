@@ -25,34 +25,8 @@ pub fn lower(bytes: &[u8]) -> Result<mir::Module, String> {
     Ok(module)
 }
 
-/// A small deterministic random generator (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A float in [lo, hi).
-    pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * u
-    }
-
-    /// Four floats in [lo, hi).
-    pub fn lanes(&mut self, lo: f32, hi: f32) -> Lanes {
-        [
-            self.float(lo, hi),
-            self.float(lo, hi),
-            self.float(lo, hi),
-            self.float(lo, hi),
-        ]
-    }
-}
+/// The shared deterministic generator (xorshift64*): the test kit's.
+pub use test_kit::Rng;
 
 /// Owned inputs, uniforms and bools for a run.
 pub struct Values {
@@ -124,14 +98,5 @@ impl Textures for Procedural {
     }
 }
 
-/// Whether two results agree within a relative tolerance (NaN equals NaN).
-pub fn close(a: f32, b: f32, tolerance: f32) -> bool {
-    if a.is_nan() && b.is_nan() {
-        return true;
-    }
-    if a == b {
-        return true;
-    }
-    let scale = a.abs().max(b.abs()).max(1.0);
-    (a - b).abs() <= tolerance * scale
-}
+/// Whether two results agree within a relative tolerance (NaN equals NaN): the test kit's.
+pub use test_kit::close;

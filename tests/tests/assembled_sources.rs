@@ -6,11 +6,9 @@
 use spv2retro::{ErrorKind, Language, Options, Profile, Source, Stage, compile};
 use tests::fixtures;
 
+/// A scratch folder holding `files`.
 fn scratch(name: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("spv2retro-assembled-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = test_kit::scratch(&format!("assembled-{name}"));
     for (file, bytes) in files {
         std::fs::write(dir.join(file), bytes).unwrap();
     }

@@ -9,6 +9,7 @@
 use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, Texture, VertexInputs, run_fragment, run_vertex};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile, compile_pair};
+use test_kit::all_close_to;
 use tests::driven::{AGAL_PROFILES, bools_with, constants_with, register_number as number};
 use tests::mirtest::Rng;
 
@@ -167,13 +168,12 @@ fn output<'a>(outs: &'a [(String, [f32; 4])], name: &str) -> &'a [f32; 4] {
         .1
 }
 
-fn close(got: &[f32], want: &[f64], what: &str) {
-    for (g, w) in got.iter().zip(want) {
-        assert!(
-            (f64::from(*g) - w).abs() <= 2e-3 * w.abs().max(1.0),
-            "{what}: got {got:?}, want {want:?}"
-        );
-    }
+#[track_caller]
+fn assert_close(got: &[f32], want: &[f64], what: &str) {
+    assert!(
+        all_close_to(got, want, 2e-3),
+        "{what}: got {got:?}, want {want:?}"
+    );
 }
 
 /// Column-major 4×4 times a vector (as GLSL's `m * v`, uploaded column by column).
@@ -268,12 +268,12 @@ fn webgl_textured_computes_its_formulas() {
                 ],
             );
             let pos64 = pos.map(f64::from);
-            close(
+            assert_close(
                 output(&outs, "gl_Position"),
                 &mat_vec(&p, mat_vec(&mv, pos64)),
                 "gl_Position",
             );
-            close(
+            assert_close(
                 &output(&outs, "vTextureCoord")[..2],
                 &uv.map(f64::from),
                 "uv",
@@ -285,7 +285,7 @@ fn webgl_textured_computes_its_formulas() {
             let d = [0.85f64, 0.8, 0.75];
             let len = d.iter().map(|x| x * x).sum::<f64>().sqrt();
             let directional = ((tn[0] * d[0] + tn[1] * d[1] + tn[2] * d[2]) / len).max(0.0);
-            close(
+            assert_close(
                 &output(&outs, "vLighting")[..3],
                 &[0.3 + directional; 3],
                 "vLighting",
@@ -304,7 +304,7 @@ fn webgl_textured_computes_its_formulas() {
             let got = agal_fragment(&c, &[("vTextureCoord", &uv), ("vLighting", &light)], &[]);
             let t = texel(false, [uv[0], uv[1], 0.0]).map(f64::from);
             let l = light.map(f64::from);
-            close(
+            assert_close(
                 &got,
                 &[t[0] * l[0], t[1] * l[1], t[2] * l[2], t[3]],
                 "colour",
@@ -335,12 +335,12 @@ fn openfl_style_shaders_with_a_bool_uniform_and_gl_es_guards() {
                 ],
                 &[("openfl_Matrix", &m), ("openfl_HasColorTransform", &flag)],
             );
-            close(
+            assert_close(
                 output(&outs, "gl_Position"),
                 &mat_vec(&m, pos.map(f64::from)),
                 "position",
             );
-            close(&output(&outs, "openfl_Alphav")[..1], &[0.5], "alpha");
+            assert_close(&output(&outs, "openfl_Alphav")[..1], &[0.5], "alpha");
             let (want_mul, want_off) = if has {
                 (mul.map(f64::from), off.map(|x| f64::from(x) / 255.0))
             } else {
@@ -352,12 +352,12 @@ fn openfl_style_shaders_with_a_bool_uniform_and_gl_es_guards() {
             } else {
                 4
             };
-            close(
+            assert_close(
                 &output(&outs, "openfl_ColorMultiplierv")[..lanes],
                 &want_mul[..lanes],
                 "multiplier",
             );
-            close(
+            assert_close(
                 &output(&outs, "openfl_ColorOffsetv")[..lanes],
                 &want_off[..lanes],
                 "offset",
@@ -386,7 +386,7 @@ fn openfl_style_shaders_with_a_bool_uniform_and_gl_es_guards() {
             .map(|k| f64::from(off[k] + t[k] * mul[k]).clamp(0.0, 1.0))
             .collect();
         let a = color[3] * 0.5;
-        close(
+        assert_close(
             &got,
             &[color[0] * a, color[1] * a, color[2] * a, a],
             "colour",
@@ -414,7 +414,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             ],
         );
         let eye = mat_vec(&mv, [pos[0].into(), pos[1].into(), pos[2].into(), 1.0]);
-        close(output(&outs, "gl_Position"), &mat_vec(&p, eye), "position");
+        assert_close(output(&outs, "gl_Position"), &mat_vec(&p, eye), "position");
         let n = mat_vec(
             &mv,
             [normal[0].into(), normal[1].into(), normal[2].into(), 0.0],
@@ -426,7 +426,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             / len)
             .max(0.0);
         let d = diffuse.map(f64::from);
-        close(
+        assert_close(
             output(&outs, "color"),
             &[d[0] * l, d[1] * l, d[2] * l, d[3]],
             "colour",
@@ -451,13 +451,13 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             ],
             &[("mvp", &m), ("colors", &colors), ("time", &[0.5])],
         );
-        close(
+        assert_close(
             output(&outs, "gl_Position"),
             &mat_vec(&m, [pos[0].into(), pos[1].into(), pos[2].into(), 1.0]),
             "position",
         );
         let s = 0.5f64.sin();
-        close(
+        assert_close(
             &output(&outs, "vColor")[..3],
             &[
                 1.0 * 2.0 + 0.25 * s,
@@ -466,7 +466,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             ],
             "vColor",
         );
-        close(&output(&outs, "vUV")[..2], &[0.125, 0.875], "vUV");
+        assert_close(&output(&outs, "vUV")[..2], &[0.125, 0.875], "vUV");
         // GLSL ES 3.00.
         let c = glsl("es3_fog.vert", &options);
         let (wv, p) = (random_matrix(&mut rng), random_matrix(&mut rng));
@@ -477,8 +477,8 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             &[("u_worldView", &wv), ("u_projection", &p)],
         );
         let view = mat_vec(&wv, a.map(f64::from));
-        close(output(&outs, "gl_Position"), &mat_vec(&p, view), "position");
-        close(&output(&outs, "v_depth")[..1], &[-view[2]], "depth");
+        assert_close(output(&outs, "gl_Position"), &mat_vec(&p, view), "position");
+        assert_close(&output(&outs, "v_depth")[..1], &[-view[2]], "depth");
     }
     for profile in [Profile::Standard, Profile::StandardExtended] {
         let o = Options::agal(profile);
@@ -486,7 +486,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
         let color = [0.25f32, 0.5, 0.75, 0.5];
         let got = agal_fragment(&c, &[("color", &color)], &[("gamma", &[2.2])]);
         let g = |x: f32| f64::from(x).powf(1.0 / 2.2);
-        close(&got, &[g(0.25), g(0.5), g(0.75), 0.5], "gamma");
+        assert_close(&got, &[g(0.25), g(0.5), g(0.75), 0.5], "gamma");
 
         let c = glsl("gl33_core.frag", &o);
         assert_eq!(c.reflection.outputs[0].name, "fragColor");
@@ -502,7 +502,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             .map(|k| f64::from(base[k] * vc[k]) * 0.75 + f64::from(env[k]) * 0.25)
             .chain([f64::from(base[3])])
             .collect();
-        close(&got, &want, "mix");
+        assert_close(&got, &want, "mix");
 
         let c = glsl("es3_fog.frag", &o);
         for depth in [0.5f32, 2.0, 3.5, 9.0] {
@@ -517,7 +517,7 @@ fn gl21_gl33_and_es3_shaders_compute_their_formulas() {
             );
             let t = ((f64::from(depth) - 1.0) / 3.0).clamp(0.0, 1.0);
             let f = t * t * (3.0 - 2.0 * t);
-            close(&got, &[1.0 + (0.5 - 1.0) * f, 0.5 * f, 0.5, 1.0], "fog");
+            assert_close(&got, &[1.0 + (0.5 - 1.0) * f, 0.5 * f, 0.5, 1.0], "fog");
         }
     }
 }
@@ -551,7 +551,7 @@ fn a_pairs_varyings_are_matched_by_name() {
     let a = output(&outs, "a");
     let b = output(&outs, "b");
     let got = agal_fragment(&f, &[("a", a), ("b", b)], &[]);
-    close(&got, &[0.0, 1.0, 2.0, 3.0], "a - b");
+    assert_close(&got, &[0.0, 1.0, 2.0, 3.0], "a - b");
 }
 
 #[test]
@@ -572,7 +572,7 @@ fn defines_extensions_and_errors_at_the_authors_line() {
         c.rendered_warnings()
     );
     let got = agal_fragment(&c, &[], &[("tint", &[0.25, 0.5, 0.125, 0.5])]);
-    close(&got, &[0.5, 1.0, 0.25, 1.0], "BRIGHT = 2");
+    assert_close(&got, &[0.5, 1.0, 0.25, 1.0], "BRIGHT = 2");
     // Errors name the author's line and column, not the rewritten text's.
     let bad = "attribute vec4 aPosition;\nuniform mat4 uMVP;\nvoid main() {\n    \
                gl_Position = uMVP * aPositio;\n}\n";
@@ -687,19 +687,19 @@ fn gl21_compatibility_built_ins_are_attributes_uniforms_and_varyings() {
                 ("gl_NormalMatrix", &nm),
             ],
         );
-        close(
+        assert_close(
             output(&outs, "gl_Position"),
             &mat_vec(&mvp, pos.map(f64::from)),
             "ftransform()",
         );
         // The normal matrix's columns are (0, 1, 0), (−1, 0, 0), (0, 0, 1): x → y.
-        close(&output(&outs, "normal")[..3], &[0.0, 1.0, 0.0], "normal");
-        close(
+        assert_close(&output(&outs, "normal")[..3], &[0.0, 1.0, 0.0], "normal");
+        assert_close(
             &output(&outs, "gl_TexCoord")[..2],
             &[0.125, 0.625],
             "gl_TexCoord[0]",
         );
-        close(
+        assert_close(
             &output(&outs, "gl_FrontColor")[..3],
             &[0.25, 0.5, 0.75],
             "gl_FrontColor",
@@ -716,7 +716,7 @@ fn gl21_compatibility_built_ins_are_attributes_uniforms_and_varyings() {
     );
     let t = texel(false, [0.5, 0.25, 0.0]).map(f64::from);
     let c = [1.0, 0.5, 0.25, 1.0];
-    close(
+    assert_close(
         &got,
         &std::array::from_fn::<f64, 4, _>(|k| t[k] * c[k] * 0.8),
         "colour",

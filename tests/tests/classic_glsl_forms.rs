@@ -64,10 +64,10 @@ fn output(c: &Compiled, out: &preview::Outputs, name: &str) -> ([f32; 4], Vec<us
     (value, lanes)
 }
 
+#[track_caller]
 fn near(got: f32, want: f64, what: &str) {
-    let tolerance = 2e-3 * want.abs().max(1.0);
     assert!(
-        (f64::from(got) - want).abs() <= tolerance,
+        test_kit::close_to(f64::from(got), want, 2e-3),
         "{what}: got {got}, want {want}"
     );
 }
@@ -265,9 +265,7 @@ fn mat2_uniform_arrays_read_every_element() {
 
 #[test]
 fn raylib_names_and_glsl_text_are_read_as_glsl() {
-    let dir = std::env::temp_dir().join(format!("spv2retro-forms-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = test_kit::scratch("classic-forms-names");
     let fs = "#version 100\nprecision mediump float;\nvarying vec2 fragTexCoord;\n\
               void main() { gl_FragColor = vec4(fragTexCoord, 0.0, 1.0); }\n";
     let vs = "# version 100\nattribute vec3 vertexPosition;\nuniform mat4 mvp;\n\

@@ -14,6 +14,7 @@ use backend_agal::Program as AgalProgram;
 use backend_agal::sim::{FragmentInputs, Texture, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::Simulator;
 use spv2retro::{Compiled, ErrorKind, Options, Profile, Source, Stage, compile};
+use test_kit::within;
 use tests::driven::{Formula, constants_with, input_register, pica_uniforms, register_number};
 use tests::generate::Source as _;
 use tests::glslgen::{self, Outcome, Program, Values};
@@ -58,7 +59,7 @@ fn named(u: &[(String, Vec<f32>)]) -> Vec<(&str, &[f32])> {
 /// rounding (f24 on the PICA200).
 fn agrees(want: f64, got: f32, pica: bool) -> bool {
     let tolerance = if pica { 0.02 } else { 1e-4 };
-    (want - f64::from(got)).abs() <= tolerance + 1e-3 * want.abs()
+    within(f64::from(got), want, tolerance, 1e-3)
 }
 
 #[derive(Default)]

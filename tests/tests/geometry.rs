@@ -9,6 +9,7 @@
 use backend_pica::shbin::{self, ShaderType};
 use backend_pica::sim::{Outcome, Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Source, compile};
+use test_kit::all_close_to;
 use tests::driven::{constants_with, register_number};
 use tests::fixtures;
 
@@ -112,18 +113,17 @@ fn strip<T: Copy>(vertices: &[T]) -> Vec<[T; 3]> {
         .collect()
 }
 
-fn close(got: [f32; 4], want: V4, lanes: usize) -> bool {
-    (0..lanes).all(|l| (f64::from(got[l]) - want[l]).abs() <= 1e-3 * want[l].abs().max(1.0))
-}
+/// How far a drawn lane may be from the expected one ([`all_close_to`]).
+const TOLERANCE: f64 = 1e-3;
 
 /// Whether `got` is `want` (per vertex: register and expected values), allowing a rotation
 /// (the same winding).
 fn same_triangle(got: &Triangle, want: &[Expected; 3]) -> bool {
     (0..3).any(|rot| {
         (0..3).all(|k| {
-            want[k]
-                .iter()
-                .all(|&(reg, value, lanes)| close(got[(k + rot) % 3][reg], value, lanes))
+            want[k].iter().all(|&(reg, value, lanes)| {
+                all_close_to(&got[(k + rot) % 3][reg][..lanes], &value, TOLERANCE)
+            })
         })
     })
 }
@@ -474,14 +474,14 @@ fn a_vertex_and_a_geometry_program_link_into_one_shbin() {
     let p = mul(&model_view, [1.0, 2.0, 3.0, 1.0]);
     let want = mul(&projection, [p[0] - 2.0, p[1] - 2.0, p[2], p[3]]);
     assert!(
-        close(tris[0][0][output_reg(gs, "gl_Position")], want, 4),
+        all_close_to(&tris[0][0][output_reg(gs, "gl_Position")], &want, TOLERANCE),
         "{:?} vs {want:?}",
         tris[0][0][0]
     );
-    assert!(close(
-        tris[0][0][output_reg(gs, "color")],
-        [0.25, 0.5, 0.75, 1.0],
-        4
+    assert!(all_close_to(
+        &tris[0][0][output_reg(gs, "color")],
+        &[0.25, 0.5, 0.75, 1.0],
+        TOLERANCE
     ));
 }
 
@@ -562,9 +562,12 @@ fn a_primitive_of_more_than_sixteen_registers_arrives_in_fixed_mode() {
         let want_pos = value(i, 0).map(f64::from);
         let want_c: V4 =
             std::array::from_fn(|l| 0.5 * (1..8).map(|k| f64::from(value(i, k)[l])).sum::<f64>());
-        assert!(close(vertex[rp], want_pos, 4), "vertex {i}");
         assert!(
-            close(vertex[rc], want_c, 4),
+            all_close_to(&vertex[rp], &want_pos, TOLERANCE),
+            "vertex {i}"
+        );
+        assert!(
+            all_close_to(&vertex[rc], &want_c, TOLERANCE),
             "vertex {i}: {:?} vs {want_c:?}",
             vertex[rc]
         );

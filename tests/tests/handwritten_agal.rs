@@ -15,6 +15,7 @@ use backend_agal::sim::{
 };
 use backend_agal::{Program, validate};
 use spv2retro::{Source, Stage};
+use test_kit::{SplitMix64, close};
 use tests::handwritten::agal::{Format, Original, Range, Setup, originals};
 
 /// Rewrites whose compiled program is known to disagree with the original (or that the
@@ -28,29 +29,19 @@ const CASES: usize = 100;
 /// What registers nobody should read hold.
 const GARBAGE: f32 = 7.0e5;
 
-/// SplitMix64: deterministic, seeded per reference.
-struct Rng(u64);
+/// How far the two programs' lanes may differ ([`close`]: relative, absolute below 1).
+const TOLERANCE: f32 = 1e-4;
 
-impl Rng {
-    fn new(name: &str) -> Rng {
-        let seed = name.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        Rng(seed)
-    }
+/// The generator of one reference: SplitMix64, seeded by its name.
+fn rng_for(name: &str) -> SplitMix64 {
+    SplitMix64(name.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    }))
+}
 
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn in_range(&mut self, (lo, hi): Range) -> f32 {
-        let t = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * t
-    }
+/// A float in `range`.
+fn draw(rng: &mut SplitMix64, (lo, hi): Range) -> f32 {
+    rng.float(lo, hi)
 }
 
 /// The range of item `i` of a list whose last entry repeats.
@@ -141,16 +132,16 @@ fn number(register: &str) -> Option<usize> {
 
 /// One case's per-draw values, by uniform name (a `// @uniform` line's ranges are per lane of
 /// a register, or one for all).
-fn draw_values(setup: &Setup, rng: &mut Rng) -> Vec<(String, Vec<f32>)> {
+fn draw_values(setup: &Setup, rng: &mut SplitMix64) -> Vec<(String, Vec<f32>)> {
     setup
         .uploads
         .iter()
         .map(|u| {
             let values = if u.splat {
-                vec![rng.in_range(range_at(&u.ranges, 0)); u.floats]
+                vec![draw(rng, range_at(&u.ranges, 0)); u.floats]
             } else {
                 (0..u.floats)
-                    .map(|i| rng.in_range(range_at(&u.ranges, i % 4)))
+                    .map(|i| draw(rng, range_at(&u.ranges, i % 4)))
                     .collect()
             };
             (u.name.clone(), values)
@@ -206,7 +197,7 @@ fn compiled_constants(
 }
 
 /// The vertex attributes as the buffer's formats give them.
-fn attributes(setup: &Setup, rng: &mut Rng) -> Vec<Vec4> {
+fn attributes(setup: &Setup, rng: &mut SplitMix64) -> Vec<Vec4> {
     let mut a = vec![[GARBAGE; 4]; 8];
     for attr in &setup.attributes {
         let present = match attr.format {
@@ -215,7 +206,7 @@ fn attributes(setup: &Setup, rng: &mut Rng) -> Vec<Vec4> {
         };
         let mut v = [0.0, 0.0, 0.0, 1.0];
         for (lane, slot) in v.iter_mut().enumerate().take(present) {
-            *slot = rng.in_range(range_at(&attr.ranges, lane));
+            *slot = draw(rng, range_at(&attr.ranges, lane));
             if attr.format == Format::Bytes4 {
                 *slot = (*slot * 255.0).round() / 255.0;
             }
@@ -226,20 +217,16 @@ fn attributes(setup: &Setup, rng: &mut Rng) -> Vec<Vec4> {
 }
 
 /// The fragment program's varyings: all four lanes of each one the original reads.
-fn varyings(setup: &Setup, rng: &mut Rng) -> Vec<Vec4> {
+fn varyings(setup: &Setup, rng: &mut SplitMix64) -> Vec<Vec4> {
     let mut v = vec![[GARBAGE; 4]; backend_agal::sim::VARYINGS];
     for var in &setup.varyings {
         let mut value = [0.0; 4];
         for (lane, slot) in value.iter_mut().enumerate() {
-            *slot = rng.in_range(range_at(&var.ranges, lane));
+            *slot = draw(rng, range_at(&var.ranges, lane));
         }
         v[usize::from(var.register)] = value;
     }
     v
-}
-
-fn close(a: f32, b: f32) -> bool {
-    (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0) || (a.is_nan() && b.is_nan())
 }
 
 fn fmt4(v: Vec4) -> String {
@@ -277,7 +264,7 @@ fn check(o: &Original) -> Result<(), String> {
             })
             .collect(),
     );
-    let mut rng = Rng::new(&r.name);
+    let mut rng = rng_for(&r.name);
     for case in 0..CASES {
         let values = draw_values(&o.setup, &mut rng);
         let hand_constants = original_constants(&o.setup, &values);
@@ -305,7 +292,7 @@ fn check(o: &Original) -> Result<(), String> {
                 };
                 let want = run(&hand, &hand_constants).map_err(|e| format!("original: {e}"))?;
                 let got = run(&program, &constants).map_err(|e| format!("rewrite: {e}"))?;
-                if !(0..4).all(|l| close(want.position[l], got.position[l])) {
+                if !(0..4).all(|l| close(want.position[l], got.position[l], TOLERANCE)) {
                     return Err(fail(
                         &format!("op (attributes {attrs:?})"),
                         want.position,
@@ -315,7 +302,7 @@ fn check(o: &Original) -> Result<(), String> {
                 for var in &o.setup.varyings {
                     let n = usize::from(var.register);
                     let (w, g) = (want.varyings[n], got.varyings[n]);
-                    if !var.lanes.iter().all(|&l| close(w[l], g[l])) {
+                    if !var.lanes.iter().all(|&l| close(w[l], g[l], TOLERANCE)) {
                         return Err(fail(&format!("v{n} (attributes {attrs:?})"), w, g));
                     }
                 }
@@ -341,7 +328,7 @@ fn check(o: &Original) -> Result<(), String> {
                     ));
                 }
                 let (w, g) = (want.colors[0], got.colors[0]);
-                if !(0..4).all(|l| close(w[l], g[l])) {
+                if !(0..4).all(|l| close(w[l], g[l], TOLERANCE)) {
                     return Err(fail(&format!("oc (varyings {vars:?})"), w, g));
                 }
             }

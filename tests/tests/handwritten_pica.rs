@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use backend_pica::shbin::{self, Dvle, Output, Semantic, UniformFile};
 use backend_pica::sim::{Outcome, Simulator, Uniforms};
 use spv2retro::Compiled;
+use test_kit::within;
 use tests::driven::register_number;
 use tests::handwritten::pica::{self, Program};
 use tests::mirtest::Rng;
@@ -118,10 +119,6 @@ fn original_inputs(d: &Dvle) -> Vec<usize> {
         })
         .flatten()
         .collect()
-}
-
-fn close(a: f32, b: f32) -> bool {
-    (a - b).abs() <= 1e-3 * a.abs().max(b.abs()) + 1e-3
 }
 
 /// Runs one reference on [`CASES`] random cases; the differences found, described.
@@ -253,7 +250,7 @@ fn check(program: &Program) -> Result<(), String> {
             .map_err(|e| format!("case {case}: the rewrite fails: {e}"))?;
         for (what, (hr, hl), (or, ol)) in &pairs {
             let (a, b) = (theirs.outputs[*hr][*hl], mine.outputs[*or][*ol]);
-            if !close(a, b) {
+            if !within(b, a, 1e-3, 1e-3) {
                 return Err(format!(
                     "case {case}: {what}: hand-written {a}, compiled {b} (inputs {v:?})"
                 ));

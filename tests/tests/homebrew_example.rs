@@ -9,6 +9,7 @@ use std::process::Command;
 
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::Reflection;
+use test_kit::all_close_to;
 
 /// Builds the example; its OUT_DIR and its executable.
 fn build_example() -> (PathBuf, PathBuf) {
@@ -133,12 +134,10 @@ fn the_homebrew_example_builds_offline_and_its_outputs_agree() {
         o.register.trim_start_matches('o').parse().unwrap()
     };
     let close = |got: [f32; 4], want: [f32; 4], lanes: usize, what: &str| {
-        for i in 0..lanes {
-            assert!(
-                (got[i] - want[i]).abs() <= 2e-3 * want[i].abs().max(1.0),
-                "{what}: got {got:?}, want {want:?}"
-            );
-        }
+        assert!(
+            all_close_to(&got[..lanes], &want, 2e-3),
+            "{what}: got {got:?}, want {want:?}"
+        );
     };
     close(
         out.outputs[reg("Position")],

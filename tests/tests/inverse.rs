@@ -7,6 +7,7 @@ use backend_agal::Program;
 use backend_agal::sim::{VertexInputs, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use test_kit::all_close_to;
 use tests::driven::{AGAL_PROFILES, constants_with, register_number as number};
 use tests::mirtest::Rng;
 
@@ -137,11 +138,7 @@ fn inverse_of_2x2_3x3_and_4x4_matrices() {
             for (r, w) in want.iter_mut().enumerate().take(n) {
                 *w = (0..n).map(|c| inv[c][r] * f64::from(v[c])).sum();
             }
-            let close = |got: [f32; 4], tol: f64| {
-                got.iter()
-                    .zip(want)
-                    .all(|(g, w)| (f64::from(*g) - w).abs() <= tol * w.abs().max(1.0))
-            };
+            let close = |got: [f32; 4], tol: f64| all_close_to(&got, &want, tol);
             for (p, c, prog) in &agal {
                 let out = run_vertex(
                     prog,

@@ -8,6 +8,7 @@ use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Profile, Source, Stage, compile};
+use test_kit::all_close_to;
 use tests::driven::{AGAL_PROFILES, constants_with, literal_constants, register_number as number};
 use tests::mirtest::Rng;
 
@@ -109,12 +110,6 @@ fn vertex(body: &str, functions: &str) -> String {
     )
 }
 
-fn close(got: [f32; 4], want: [f64; 4], tolerance: f64) -> bool {
-    got.iter()
-        .zip(want)
-        .all(|(g, w)| (f64::from(*g) - w).abs() <= tolerance * w.abs().max(1.0))
-}
-
 fn cases(seed: u64) -> Vec<([f32; 4], f32)> {
     let mut rng = Rng(seed);
     (0..200)
@@ -165,7 +160,7 @@ fn check_fragment(name: &str, glsl: &str, expected: impl Fn([f32; 4], f32) -> Op
                 Some(want) => {
                     assert!(!out.discarded, "{name} {profile:?} v {v:?}: discarded");
                     assert!(
-                        close(out.colors[0], want, 1e-5),
+                        all_close_to(&out.colors[0], &want, 1e-5),
                         "{name} {profile:?} v {v:?} limit {limit}: {:?} vs {want:?}\n{}",
                         out.colors[0],
                         c.listing
@@ -249,7 +244,7 @@ fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
                 let color = c.reflection.outputs.iter().find(|o| o.name == "color");
                 let got = out.varyings[number(&color.unwrap().register)];
                 assert!(
-                    close(got, want, 1e-5),
+                    all_close_to(&got, &want, 1e-5),
                     "{name} {profile:?} v {v:?} limit {limit}: {got:?} vs {want:?}"
                 );
             }
@@ -266,7 +261,7 @@ fn both_targets_agree_on_loops_left_early_in_vertex_programs() {
             let out = sim.run(0, &inputs, &u).unwrap();
             // float24 on the PICA200.
             assert!(
-                close(out.outputs[color], want, 2e-3),
+                all_close_to(&out.outputs[color], &want, 2e-3),
                 "{name} PICA200 v {v:?} limit {limit}: {:?} vs {want:?}",
                 out.outputs[color]
             );
@@ -331,7 +326,7 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
             let color = c.reflection.outputs.iter().find(|o| o.name == "color");
             let got = out.varyings[number(&color.unwrap().register)];
             assert!(
-                close(got, want, 1e-5),
+                all_close_to(&got, &want, 1e-5),
                 "{profile:?} lightCount {count}: {got:?} vs {want:?}\n{}",
                 c.listing
             );
@@ -346,7 +341,7 @@ fn a_loop_bounded_by_a_uniform_count_over_an_array() {
         let color = pica.reflection.outputs.iter().find(|o| o.name == "color");
         let got = out.outputs[number(&color.unwrap().register)];
         assert!(
-            close(got, want, 2e-3),
+            all_close_to(&got, &want, 2e-3),
             "PICA200 lightCount {count}: {got:?} vs {want:?}"
         );
     }
@@ -395,7 +390,7 @@ fn a_do_while_loop_with_its_test_at_the_end() {
                 )
                 .unwrap();
                 assert!(
-                    close(out.colors[0], want, 1e-5),
+                    all_close_to(&out.colors[0], &want, 1e-5),
                     "{file} {profile:?} {v:?}: {:?} vs {want:?}",
                     out.colors[0]
                 );
@@ -447,7 +442,7 @@ void main() {
             .unwrap();
             let color = c.reflection.outputs.iter().find(|o| o.name == "color");
             let got = out.varyings[number(&color.unwrap().register)];
-            assert!(close(got, want(v), 1e-5), "{profile:?}: {got:?}");
+            assert!(all_close_to(&got, &want(v), 1e-5), "{profile:?}: {got:?}");
         }
         let mut u = Uniforms::default();
         for (slot, x) in u.float.iter_mut().zip(constants_with(&pica, &[])) {
@@ -458,6 +453,6 @@ void main() {
         let out = sim.run(0, &inputs, &u).unwrap();
         let color = pica.reflection.outputs.iter().find(|o| o.name == "color");
         let got = out.outputs[number(&color.unwrap().register)];
-        assert!(close(got, want(v), 2e-3), "PICA200: {got:?}");
+        assert!(all_close_to(&got, &want(v), 2e-3), "PICA200: {got:?}");
     }
 }

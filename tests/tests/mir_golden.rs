@@ -14,7 +14,7 @@
 //! | while_waves.vert | a loop left rolled, with break and continue |
 //!
 //! After an intended change, rewrite the files with
-//! `BLESS=1 cargo test -p tests --test mir_golden` and review the diff.
+//! `BLESS=1 cargo test -p tests --test integration mir_golden::` and review the diff.
 
 use tests::fixtures;
 use tests::mirtest::lower;
@@ -57,7 +57,7 @@ fn optimised_mir_matches_the_golden_text() {
     }
     assert!(
         stale.is_empty(),
-        "{}\n\nIf the change is intended, run BLESS=1 cargo test -p tests --test mir_golden and review the diff.",
+        "{}\n\nIf the change is intended, run BLESS=1 cargo test -p tests --test integration mir_golden:: and review the diff.",
         stale.join("\n")
     );
 }

@@ -6,7 +6,7 @@
 //! checked here byte for byte; a change that should change it (a better instruction choice)
 //! shows up as a diff of this file to review, with the sizes before and after.
 //!
-//! After an intended change: `BLESS=1 cargo test -p tests --test output_snapshot`.
+//! After an intended change: `BLESS=1 cargo test -p tests --test integration output_snapshot::`.
 
 use std::fmt::Write as _;
 
@@ -69,7 +69,7 @@ fn every_fixture_compiles_to_the_pinned_bytes() {
         .collect();
     assert!(
         changed.is_empty() && before.lines().count() == now.lines().count(),
-        "{} of {} outputs changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test output_snapshot, and review the diff.",
+        "{} of {} outputs changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test integration output_snapshot::, and review the diff.",
         changed.len(),
         now.lines().count(),
         changed.join("\n")

@@ -5,23 +5,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use frontend_spirv::{Input, Options};
+use test_kit::Rng;
 use tests::{asm_options, fixture_files};
-
-/// xorshift64*: small, fast, and the same sequence everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// Words that make good mutations: zero, all ones, word counts and opcodes near the edges.
 const INTERESTING: &[u32] = &[
@@ -76,25 +61,25 @@ fn instructions(words: &[u32]) -> Vec<std::ops::Range<usize>> {
 /// the layout and reaches the validator's later phases).
 fn mutate(rng: &mut Rng, words: &mut Vec<u32>) {
     if words.len() <= 5 {
-        words.push(rng.next() as u32);
+        words.push(rng.next_u64() as u32);
         return;
     }
     let insts = instructions(words);
-    if !insts.is_empty() && rng.below(2) == 0 {
-        let r = insts[rng.below(insts.len())].clone();
+    if !insts.is_empty() && rng.index(2) == 0 {
+        let r = insts[rng.index(insts.len())].clone();
         let bound = words[3].max(2) as usize;
-        match rng.below(5) {
+        match rng.index(5) {
             // Another id (or small literal) in an operand.
             0 | 1 if r.len() > 1 => {
-                let at = r.start + 1 + rng.below(r.len() - 1);
-                words[at] = rng.below(bound) as u32;
+                let at = r.start + 1 + rng.index(r.len() - 1);
+                words[at] = rng.index(bound) as u32;
             }
             2 => {
                 words.drain(r);
             }
             3 => {
                 let copy: Vec<u32> = words[r.clone()].to_vec();
-                let to = insts[rng.below(insts.len())].start;
+                let to = insts[rng.index(insts.len())].start;
                 words.splice(to..to, copy);
             }
             _ => {
@@ -102,32 +87,32 @@ fn mutate(rng: &mut Rng, words: &mut Vec<u32>) {
                 words.drain(r);
                 let insts = instructions(words);
                 let to = insts
-                    .get(rng.below(insts.len().max(1)))
+                    .get(rng.index(insts.len().max(1)))
                     .map_or(words.len(), |i| i.start);
                 words.splice(to..to, copy);
             }
         }
         return;
     }
-    let at = 5 + rng.below(words.len() - 5);
-    match rng.below(8) {
-        0 => words[at] ^= 1 << rng.below(32),
-        1 => words[at] = rng.next() as u32,
-        2 => words[at] = INTERESTING[rng.below(INTERESTING.len())],
+    let at = 5 + rng.index(words.len() - 5);
+    match rng.index(8) {
+        0 => words[at] ^= 1 << rng.index(32),
+        1 => words[at] = rng.next_u64() as u32,
+        2 => words[at] = INTERESTING[rng.index(INTERESTING.len())],
         // Change a word count, keeping the opcode.
-        3 => words[at] = (words[at] & 0xffff) | ((rng.below(8) as u32) << 16),
+        3 => words[at] = (words[at] & 0xffff) | ((rng.index(8) as u32) << 16),
         4 => words.truncate(at),
         5 => {
-            let n = 1 + rng.below(4);
+            let n = 1 + rng.index(4);
             let end = (at + n).min(words.len());
             words.drain(at..end);
         }
         6 => {
-            let w = words[5 + rng.below(words.len() - 5)];
+            let w = words[5 + rng.index(words.len() - 5)];
             words.insert(at, w);
         }
         _ => {
-            let other = 5 + rng.below(words.len() - 5);
+            let other = 5 + rng.index(words.len() - 5);
             words.swap(at, other);
         }
     }
@@ -164,7 +149,7 @@ fn mutated_corpus_modules_never_panic() {
     for (name, words) in &corpus {
         for round in 0..100 {
             let mut m = words.clone();
-            for _ in 0..1 + rng.below(4) {
+            for _ in 0..1 + rng.index(4) {
                 mutate(&mut rng, &mut m);
             }
             must_not_panic(&to_bytes(&m), &format!("{name}, mutation round {round}"));
@@ -178,12 +163,12 @@ fn mutated_corpus_modules_never_panic() {
 fn random_bytes_never_panic() {
     let mut rng = Rng(0x0dd_ba11_cafe_f00d);
     for i in 0..3000 {
-        let len = rng.below(200);
-        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let len = rng.index(200);
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         // Most random inputs die at the magic number; give half of them a valid header.
         if i % 2 == 0 && bytes.len() >= 20 {
-            let version = 0x0001_0000 | ((rng.below(8) as u32) << 8);
-            let bound = rng.below(64) as u32;
+            let version = 0x0001_0000 | ((rng.index(8) as u32) << 8);
+            let bound = rng.index(64) as u32;
             let header = [0x0723_0203, version, 0, bound, 0];
             bytes[..20].copy_from_slice(&to_bytes(&header));
         }
@@ -201,17 +186,17 @@ fn mutated_assembly_text_never_panics() {
         let text = std::fs::read_to_string(&path).unwrap();
         for round in 0..20 {
             let mut chars: Vec<char> = text.chars().collect();
-            for _ in 0..1 + rng.below(6) {
+            for _ in 0..1 + rng.index(6) {
                 if chars.is_empty() {
                     break;
                 }
-                let at = rng.below(chars.len());
-                match rng.below(3) {
+                let at = rng.index(chars.len());
+                match rng.index(3) {
                     0 => {
                         chars.remove(at);
                     }
-                    1 => chars.insert(at, alphabet[rng.below(alphabet.len())]),
-                    _ => chars[at] = alphabet[rng.below(alphabet.len())],
+                    1 => chars.insert(at, alphabet[rng.index(alphabet.len())]),
+                    _ => chars[at] = alphabet[rng.index(alphabet.len())],
                 }
             }
             let mutated: String = chars.into_iter().collect();

@@ -9,6 +9,7 @@ use backend_agal::Program;
 use backend_agal::sim::{FragmentInputs, VertexInputs, run_fragment, run_vertex};
 use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Source, compile};
+use test_kit::all_close_to;
 use tests::mirtest::Rng;
 
 const PROFILES: [Profile; 3] = [
@@ -131,7 +132,7 @@ fn agal_vertex(
 fn assert_pica_output(c: &Compiled, out: &[[f32; 4]], name: &str, want: &[f32], what: &str) {
     let got = out[pica_output(c, name)];
     assert!(
-        close(&got, want, 1e-3),
+        all_close_to(&got, want, 1e-3),
         "{what} {name}: {got:?} vs {want:?}\n{}",
         c.listing
     );
@@ -141,12 +142,6 @@ fn assert_pica_output(c: &Compiled, out: &[[f32; 4]], name: &str, want: &[f32], 
 fn pica_output(c: &Compiled, name: &str) -> usize {
     let o = c.reflection.outputs.iter().find(|o| o.name == name);
     number(&o.unwrap_or_else(|| panic!("no output {name}")).register)
-}
-
-fn close(got: &[f32], want: &[f32], tolerance: f32) -> bool {
-    got.iter()
-        .zip(want)
-        .all(|(g, w)| (g - w).abs() <= tolerance * w.abs().max(1.0))
 }
 
 #[test]
@@ -168,7 +163,7 @@ fn a_do_while_false_loop_runs_once_on_both_targets() {
                 let g = agal(&name, profile);
                 let out = agal_vertex(&g, a, &[("u0", &u0)]);
                 assert!(
-                    close(&out.position, &want, 1e-5),
+                    all_close_to(&out.position, &want, 1e-5),
                     "{profile:?}: {:?}",
                     out.position
                 );
@@ -207,7 +202,7 @@ fn a_loop_whose_break_condition_is_constant_runs_once() {
                         .unwrap()
                         .register,
                 );
-                assert!(close(&out.varyings[v], &want, 1e-5), "{profile:?}");
+                assert!(all_close_to(&out.varyings[v], &want, 1e-5), "{profile:?}");
             }
         }
     }
@@ -260,11 +255,11 @@ fn offsets_and_matrix_strides_are_read_where_the_block_puts_them() {
             for profile in PROFILES {
                 let g = agal(&name, profile);
                 let out = agal_vertex(&g, a, &uniforms);
-                assert!(close(&out.position, &want_pos, 1e-5), "{profile:?}");
+                assert!(all_close_to(&out.position, &want_pos, 1e-5), "{profile:?}");
                 let o0 = g.reflection.outputs.iter().find(|o| o.name == "o0");
                 let v = number(&o0.unwrap().register);
                 assert!(
-                    close(&out.varyings[v], &want0, 1e-5),
+                    all_close_to(&out.varyings[v], &want0, 1e-5),
                     "{profile:?}: {:?} vs {want0:?}",
                     out.varyings[v]
                 );
@@ -292,7 +287,11 @@ fn spec_constant_composite_operations_compile() {
             inputs[0] = a;
             sim.run(0, &inputs, &Uniforms::default()).unwrap().outputs
         };
-        assert!(close(&regs[0], &want, 1e-3), "{:?} vs {want:?}", regs[0]);
+        assert!(
+            all_close_to(&regs[0], &want, 1e-3),
+            "{:?} vs {want:?}",
+            regs[0]
+        );
     }
 }
 
@@ -334,7 +333,7 @@ fn scalar_reflect_refract_and_faceforward() {
             let out = fragment(&g, &[v]);
             let want = [reflect, refract, ff, 1.0];
             assert!(
-                close(&out.colors[0], &want, 1e-4),
+                all_close_to(&out.colors[0], &want, 1e-4),
                 "{profile:?}: {:?} vs {want:?}",
                 out.colors[0]
             );

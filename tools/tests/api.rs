@@ -1,23 +1,10 @@
 //! The library and the binaries agree: the same bytes, listings and diagnostics from
 //! `spv2retro::compile` as from `spv2pica` and `spv2agal`.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use spv2retro::{ErrorKind, Options, Profile, Source, Stage, compile};
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spv2retro-api-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use test_kit::{fixture, scratch};
 
 #[test]
 fn the_library_writes_what_the_binaries_write() {

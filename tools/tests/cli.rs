@@ -4,11 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
+use test_kit::{fixture, scratch};
 
 fn run(bin: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(bin)
@@ -159,10 +155,7 @@ impl std::ops::Deref for Scratch {
 }
 
 fn agal_scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("spv2agal-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
+    Scratch(scratch(name))
 }
 
 fn stdout(out: &Output) -> String {
@@ -451,8 +444,7 @@ fn spv2agal_limit_errors_name_the_limit_and_leave_no_file() {
 #[test]
 fn two_runs_write_identical_files() {
     // Separate processes: different hash seeds, same bytes.
-    let dir = std::env::temp_dir().join(format!("spv2retro-twice-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("twice");
     for (bin, file, extra) in [
         (PICA, "glsl/ctr_lenny.vert.spv", &[][..]),
         (
@@ -499,8 +491,7 @@ fn run_status(
 
 #[test]
 fn glsl_and_wgsl_inputs_compile_without_glslang() {
-    let dir = std::env::temp_dir().join(format!("spv2retro-glsl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("glsl");
     let vert =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/homebrew/shaders/vshader.vert");
     let out = dir.join("v.shbin");
@@ -552,9 +543,7 @@ fn spv2agal_warns_about_an_output_it_had_to_write_and_still_succeeds() {
     // A fragment shader that only discards: Flash requires oc, written with zeros.
     let dir = agal_scratch("warn");
     let input = dir.join("discard.spv");
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/edge/discard_only.frag.spv");
-    std::fs::copy(fixture, &input).unwrap();
+    std::fs::copy(fixture("edge/discard_only.frag.spv"), &input).unwrap();
     let out = run(AGAL, &[input.to_str().unwrap(), "--fragment"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
@@ -633,8 +622,7 @@ fn spv2agal_compiles_frag_coord_as_a_linked_pair() {
 /// line and writes nothing.
 #[test]
 fn spv2agal_assembles_agalminiassembler_text_to_the_golden_bytes() {
-    let golden =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden/agal");
+    let golden = fixture("golden/agal");
     let dir = agal_scratch("agalasm");
     let mut assembled = 0;
     let mut round_trips = 0;
@@ -779,8 +767,7 @@ fn classic_glsl_from_the_command_line_with_defines() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("tex ft0"));
-    let dir = std::env::temp_dir().join(format!("spv2retro-cli-define-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("define");
     let path = dir.join("scaled.vert");
     std::fs::write(
         &path,

@@ -7,13 +7,9 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-const RETRO: &str = env!("CARGO_BIN_EXE_spv2retro");
+use test_kit::{fixture, scratch};
 
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
+const RETRO: &str = env!("CARGO_BIN_EXE_spv2retro");
 
 fn retro(args: &[&str]) -> Output {
     Command::new(RETRO)
@@ -24,13 +20,6 @@ fn retro(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spv2retro-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// RGBA8 pixels of a PNG file.

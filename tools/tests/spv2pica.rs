@@ -4,16 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "spv2pica/picasso.rs"]
+use test_kit::{fixture, scratch};
+
 mod picasso;
 
 const PICA: &str = env!("CARGO_BIN_EXE_spv2pica");
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
 
 fn run(args: &[&str]) -> Output {
     Command::new(PICA)
@@ -24,14 +19,6 @@ fn run(args: &[&str]) -> Output {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spv2pica-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn copy_in(dir: &Path, fixture_name: &str, as_name: &str) -> PathBuf {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// The golden directory; panics with a clear message if it is missing.
 pub fn golden_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden/agal");
+    let dir = test_kit::fixture("golden/agal");
     assert!(
         dir.join("README.md").is_file(),
         "golden AGAL files not found at {}",

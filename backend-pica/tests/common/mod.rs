@@ -8,7 +8,7 @@ use backend_pica::shbin::ShaderBinary;
 
 /// `tests/fixtures/golden/pica` (copied from `../shared/golden`).
 pub fn golden_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden/pica");
+    let dir = test_kit::fixture("golden/pica");
     assert!(dir.is_dir(), "golden files not found at {}", dir.display());
     dir
 }

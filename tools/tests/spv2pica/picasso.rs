@@ -10,10 +10,12 @@ use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::picasso::link;
 use spv2retro::{Options, Source, Stage};
 
-use super::{PICA, scratch, stderr};
+use test_kit::{fixture, scratch};
+
+use super::{PICA, stderr};
 
 fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/thirdparty/picasso")
+    fixture("thirdparty/picasso")
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {

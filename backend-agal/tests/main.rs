@@ -1,0 +1,16 @@
+//! The integration tests of `backend-agal`, as one test binary: each file of this folder is a
+//! module of it, `common` their shared helpers.
+
+mod common;
+mod encode_table;
+mod golden;
+mod robustness;
+mod sim;
+mod validate_golden;
+mod validate_rules;
+
+/// `autotests = false`: a file of `tests/` that is not a module above would never run.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    test_kit::assert_every_test_file_is_a_module(env!("CARGO_MANIFEST_DIR"));
+}

@@ -1,0 +1,15 @@
+//! The integration tests of `backend-pica`, as one test binary: each file of this folder is a
+//! module of it, `common` their shared helpers.
+
+mod common;
+mod golden_asm;
+mod golden_decode;
+mod golden_disasm;
+mod golden_sim;
+mod robustness;
+
+/// `autotests = false`: a file of `tests/` that is not a module above would never run.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    test_kit::assert_every_test_file_is_a_module(env!("CARGO_MANIFEST_DIR"));
+}
