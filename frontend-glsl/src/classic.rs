@@ -70,26 +70,13 @@ pub(crate) struct Rewritten {
     pub hints: Hints,
     /// (rewritten offset, original offset, whether the bytes are the author's): the map
     /// back, one entry per piece, in order.
-    pieces: Vec<(usize, usize, bool)>,
+    pieces: crate::map::Pieces,
 }
 
 impl Rewritten {
-    /// The author's byte range for a range of the rewritten text.
+    /// The author's byte range for a range of this text.
     pub fn original(&self, range: Range<usize>) -> Range<usize> {
-        let at = |offset: usize| -> usize {
-            let i = self
-                .pieces
-                .partition_point(|p| p.0 <= offset)
-                .saturating_sub(1);
-            match self.pieces.get(i) {
-                Some(&(out, orig, true)) => orig + (offset - out),
-                Some(&(_, orig, false)) => orig,
-                None => 0,
-            }
-        };
-        let start = at(range.start);
-        let end = at(range.end.max(range.start + 1) - 1) + 1;
-        start..end.max(start + 1)
+        self.pieces.original(range)
     }
 }
 
@@ -716,7 +703,7 @@ pub(crate) fn rewrite(
                 )
                 .collect(),
         },
-        pieces,
+        pieces: crate::map::Pieces(pieces),
     })
 }
 

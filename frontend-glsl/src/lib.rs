@@ -17,6 +17,8 @@
 #[cfg(feature = "glsl")]
 mod classic;
 #[cfg(feature = "glsl")]
+mod map;
+#[cfg(feature = "glsl")]
 mod preprocess;
 mod rules;
 #[cfg(any(feature = "glsl", feature = "wgsl"))]

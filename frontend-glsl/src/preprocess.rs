@@ -32,26 +32,13 @@ pub(crate) struct Preprocessed {
     pub warnings: Vec<Diagnostic>,
     /// (output offset, author offset, whether the bytes are the author's): one entry per
     /// piece, in order.
-    pieces: Vec<(usize, usize, bool)>,
+    pieces: crate::map::Pieces,
 }
 
 impl Preprocessed {
-    /// The author's byte range for a range of the preprocessed text.
+    /// The author's byte range for a range of this text.
     pub fn original(&self, range: Range<usize>) -> Range<usize> {
-        let at = |offset: usize| -> usize {
-            let i = self
-                .pieces
-                .partition_point(|p| p.0 <= offset)
-                .saturating_sub(1);
-            match self.pieces.get(i) {
-                Some(&(out, orig, true)) => orig + (offset - out),
-                Some(&(_, orig, false)) => orig,
-                None => 0,
-            }
-        };
-        let start = at(range.start);
-        let end = at(range.end.max(range.start + 1) - 1) + 1;
-        start..end.max(start + 1)
+        self.pieces.original(range)
     }
 }
 
@@ -228,7 +215,7 @@ pub(crate) fn preprocess(
     Ok(Preprocessed {
         text: p.out,
         warnings: p.warnings,
-        pieces: p.pieces,
+        pieces: crate::map::Pieces(p.pieces),
     })
 }
 
