@@ -906,6 +906,11 @@ impl Rewriter<'_> {
             .find(|w| matches!(*w, "attribute" | "varying" | "in" | "out" | "uniform"))
             .map(str::to_string);
         let Some(storage) = storage else {
+            // `struct S { … };`: a structure with a sampler member, which naga refuses in a
+            // structure, is dropped when nothing names it (raylib's fog.fs declares one).
+            if idx.get(p).is_some_and(|&i| self.w(i) == "struct") {
+                self.unused_sampler_struct(idx);
+            }
             return Ok(());
         };
         let end = *idx.last().unwrap_or(&start);
@@ -933,7 +938,10 @@ impl Rewriter<'_> {
             return Ok(());
         }
         if ty == "struct" {
-            return Ok(()); // a structure declared in place: naga's to judge
+            if storage == "uniform" && layout.is_none() {
+                return self.struct_uniform(start, idx, p);
+            }
+            return Ok(()); // a structure declared in place elsewhere: naga's to judge
         }
         if self.w(idx.get(p + 1).copied().unwrap_or(end)) == "{" {
             if storage == "uniform" {
@@ -1303,6 +1311,110 @@ impl Rewriter<'_> {
         }
         self.edits.push(Edit { range, text: out });
         Ok(())
+    }
+
+    /// `uniform struct [S] { members } x, y[2];`: the structure declared on its own (named
+    /// `spv2retro_struct_x` when it has no name), then each name a loose uniform of it.
+    fn struct_uniform(
+        &mut self,
+        start: usize,
+        idx: &[usize],
+        p: usize,
+    ) -> Result<(), Box<Diagnostic>> {
+        let end = *idx.last().unwrap_or(&start);
+        let mut q = p + 1;
+        let named = self.toks[idx[q.min(idx.len() - 1)]].kind == Kind::Ident;
+        let given = named.then(|| self.w(idx[q]).to_string());
+        if named {
+            q += 1;
+        }
+        let Some(&open) = idx.get(q).filter(|&&i| self.w(i) == "{") else {
+            return Ok(());
+        };
+        let close = self.matching(open).unwrap_or(open);
+        // The members as written, without precision qualifiers.
+        let members: Vec<&str> = (open + 1..close)
+            .filter(|&i| !self.toks[i].directive)
+            .map(|i| self.w(i))
+            .filter(|w| !matches!(*w, "highp" | "mediump" | "lowp"))
+            .collect();
+        if members.iter().any(|w| texture_type(w).is_some()) {
+            return Ok(()); // a sampler member: naga's to judge
+        }
+        // The declarators after `}`.
+        let mut names: Vec<(String, String)> = Vec::new(); // (name, array brackets)
+        let mut q = idx.partition_point(|&c| c <= close);
+        while q < idx.len() && self.w(idx[q]) != ";" {
+            let i = idx[q];
+            if self.toks[i].kind != Kind::Ident {
+                return Ok(());
+            }
+            let mut arr = String::new();
+            q += 1;
+            while q < idx.len() && self.w(idx[q]) == "[" {
+                let c = self.matching(idx[q]).unwrap_or(idx[q]);
+                arr.push_str(&self.text[self.span(idx[q], c)]);
+                q = idx.partition_point(|&x| x <= c);
+            }
+            if q < idx.len() && self.w(idx[q]) == "=" {
+                return Err(at(
+                    self.toks[i].range.clone(),
+                    format!(
+                        "the uniform `{}` has an initial value: set it from the application",
+                        self.w(i)
+                    ),
+                ));
+            }
+            names.push((self.w(i).to_string(), arr));
+            if q < idx.len() && self.w(idx[q]) == "," {
+                q += 1;
+            }
+        }
+        let Some(first) = names.first() else {
+            return Ok(());
+        };
+        let ty = given.unwrap_or_else(|| format!("spv2retro_struct_{}", first.0));
+        let mut out = format!("struct {ty} {{ {} }};", members.join(" "));
+        for (name, arr) in &names {
+            let binding = self.next_block;
+            self.next_block += 1;
+            out += &format!(
+                " layout(std140, set = 2, binding = {binding}) uniform spv2retro_uniform_{name} \
+                 {{ {ty} {name}{arr}; }};"
+            );
+        }
+        self.edits.push(Edit {
+            range: self.span(start, end),
+            text: out,
+        });
+        Ok(())
+    }
+
+    /// A global `struct S { … };` with a sampler member that nothing else names: dropped.
+    fn unused_sampler_struct(&mut self, idx: &[usize]) {
+        let (Some(&kw), Some(&last)) = (idx.first(), idx.last()) else {
+            return;
+        };
+        let Some(&name) = idx.get(1).filter(|&&i| self.toks[i].kind == Kind::Ident) else {
+            return;
+        };
+        let Some(&open) = idx.get(2).filter(|&&i| self.w(i) == "{") else {
+            return;
+        };
+        let close = self.matching(open).unwrap_or(open);
+        let sampler = (open + 1..close).any(|i| texture_type(self.w(i)).is_some());
+        let n = self.w(name);
+        let named_elsewhere = self
+            .toks
+            .iter()
+            .enumerate()
+            .any(|(i, t)| !(kw..=last).contains(&i) && !t.directive && self.word(t) == n);
+        if sampler && !named_elsewhere && self.w(last) == ";" && close + 1 == last {
+            self.edits.push(Edit {
+                range: self.span(kw, last),
+                text: String::new(),
+            });
+        }
     }
 
     /// The first free run of `size` locations of inputs or outputs.
@@ -2253,7 +2365,14 @@ mod tests {
             out.contains("layout(std140, set = 2, binding = 1) uniform Fog {"),
             "{out}"
         );
-        assert!(out.contains("uniform struct S { vec4 a; } s;"), "{out}");
+        // A structure declared in place: declared on its own, then a loose uniform of it.
+        assert!(
+            out.contains(
+                "struct S { vec4 a ; }; layout(std140, set = 2, binding = 2) uniform \
+                 spv2retro_uniform_s { S s; };"
+            ),
+            "{out}"
+        );
         assert!(out.contains("layout(location = 0) out vec4 c;"), "{out}");
         let images = "#version 450\nlayout(rgba8) uniform image2D img;\nvoid main() {}\n";
         assert_eq!(rewritten(images, Stage::Fragment), images);

@@ -511,3 +511,40 @@ fn a_uniforms_initial_value_is_reflected_and_used_until_the_application_sets_it(
         "{e}"
     );
 }
+
+#[test]
+fn structure_uniforms_declared_in_place_and_unused_sampler_structures() {
+    // `uniform struct { … } x;`, and a structure with a sampler member nothing uses
+    // (raylib's fog.fs declares one).
+    let src = "struct Material { vec3 color; sampler2D map; };\n\
+               uniform struct { vec3 s; highp float t; } x, y;\nattribute vec4 p;\n\
+               void main() { gl_Position = vec4(x.s * x.t + y.s, p.w); }\n";
+    let mut targets = vec![Options::pica()];
+    targets.extend(PROFILES.map(Options::agal));
+    for options in targets {
+        let what = format!("{:?} {:?}", options.target, options.profile);
+        let c = compile(Source::glsl(src, Stage::Vertex), &options)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let names: Vec<&str> = c
+            .reflection
+            .uniforms
+            .iter()
+            .map(|u| u.name.as_str())
+            .collect();
+        assert_eq!(names, ["x.s", "x.t", "y.s", "y.t"], "{what}");
+        let out = run(
+            &c,
+            &[("p", vec![0.0, 0.0, 0.0, 1.0])],
+            &[
+                ("x.s", vec![1.0, -2.0, 0.5]),
+                ("x.t", vec![3.0]),
+                ("y.s", vec![0.25, 0.5, 0.75]),
+            ],
+        );
+        let (got, lanes) = output(&c, &out, "gl_Position");
+        let want = [3.25, -5.5, 2.25, 1.0];
+        for k in lanes {
+            near(got[k], want[k], &format!("{what} lane {k}"));
+        }
+    }
+}
