@@ -275,6 +275,22 @@ impl Lowered {
             .inputs
             .iter_mut()
             .for_each(|i| author(&mut i.name));
+        // An array varying or attribute (`varying vec2 blur[7]`) reaches the reflection as
+        // one entry per location under the array's name: its elements are `blur[0]` … by
+        // location, as the SPIR-V glslang writes names them. (A PICA200 output split over
+        // two semantics keeps one name for its one location.)
+        index_elements(
+            reflection
+                .inputs
+                .iter_mut()
+                .map(|i| (&mut i.name, Some(i.location))),
+        );
+        index_elements(
+            reflection
+                .outputs
+                .iter_mut()
+                .map(|o| (&mut o.name, o.location)),
+        );
         reflection
     }
 }
@@ -384,6 +400,31 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         renames,
         line_map,
     })
+}
+
+/// Names that several locations share become `name[k]`, k the location's rank among them.
+fn index_elements<'r>(entries: impl Iterator<Item = (&'r mut String, Option<u32>)>) {
+    let mut entries: Vec<(&mut String, Option<u32>)> = entries.collect();
+    let mut names: Vec<String> = entries.iter().map(|(n, _)| (*n).clone()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let mut locations: Vec<u32> = entries
+            .iter()
+            .filter(|(n, _)| **n == name)
+            .filter_map(|(_, l)| *l)
+            .collect();
+        locations.sort_unstable();
+        locations.dedup();
+        if locations.len() < 2 || name.ends_with(']') {
+            continue;
+        }
+        for (n, l) in entries.iter_mut().filter(|(n, _)| **n == name) {
+            if let Some(k) = l.and_then(|l| locations.iter().position(|&x| x == l)) {
+                **n = format!("{name}[{k}]");
+            }
+        }
+    }
 }
 
 /// `d` with each source line (naga's, in the text it read) mapped to the author's by

@@ -548,3 +548,51 @@ fn structure_uniforms_declared_in_place_and_unused_sampler_structures() {
         }
     }
 }
+
+#[test]
+fn an_array_varyings_elements_are_named_by_index() {
+    // PixiJS's and OpenFL's blur filters pass their taps as `varying vec2 vBlurTexCoords[n]`.
+    let vert = "attribute vec4 p;\nvarying vec2 blur[3];\n\
+                void main() { for (int i = 0; i < 3; i++) { blur[i] = p.xy * float(i + 1); } \
+                gl_Position = p; }\n";
+    let frag = "precision mediump float;\nvarying vec2 blur[3];\n\
+                void main() { gl_FragColor = vec4(blur[0], blur[2]); }\n";
+    for profile in PROFILES {
+        let (v, f) = compile_pair(
+            Source::glsl(vert, Stage::Vertex),
+            Source::glsl(frag, Stage::Fragment),
+            &Options::agal(profile),
+        )
+        .unwrap_or_else(|e| panic!("{profile:?}: {e}"));
+        let outputs: Vec<&str> = v
+            .reflection
+            .outputs
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        assert_eq!(
+            outputs,
+            ["blur[0]", "blur[1]", "blur[2]", "gl_Position"],
+            "{profile:?}"
+        );
+        let out = run(&v, &[("p", vec![0.5, -1.0, 0.0, 1.0])], &[]);
+        assert_eq!(
+            output(&v, &out, "blur[2]").0[..2],
+            [1.5, -3.0],
+            "{profile:?}"
+        );
+        let out = run(
+            &f,
+            &[
+                ("blur[0]", vec![0.25, 0.5, 0.0, 0.0]),
+                ("blur[2]", vec![-1.0, 2.0, 0.0, 0.0]),
+            ],
+            &[],
+        );
+        assert_eq!(
+            output(&f, &out, "gl_FragColor").0,
+            [0.25, 0.5, -1.0, 2.0],
+            "{profile:?}"
+        );
+    }
+}
