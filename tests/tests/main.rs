@@ -9,6 +9,7 @@ mod agal_codegen;
 mod agal_outputs;
 mod agal_padded_matrix;
 mod agal_reference;
+mod agal_uniform_index;
 mod api_source_languages;
 mod assembled_sources;
 mod assembler;

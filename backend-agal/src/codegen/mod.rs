@@ -31,6 +31,7 @@ pub mod reflect;
 pub mod required;
 pub mod samplers;
 pub mod select;
+pub mod uniform_index;
 pub mod vinst;
 
 use crate::rules::CodegenRule;

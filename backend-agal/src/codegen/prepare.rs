@@ -24,7 +24,7 @@ use mir::func::{Function, Replacements, Structure, Terminator, Value};
 use mir::inst::{CmpOp, Op, Operand};
 use mir::module::Module;
 use mir::passes::expand::Expand;
-use mir::passes::pipeline::{Step, Stopped};
+use mir::passes::pipeline::{Step, Stopped, Then};
 use mir::passes::{IfConversion, Options};
 use mir::types::{Swizzle, Ty};
 use mir::{Diagnostic, Diagnostics, Span};
@@ -185,6 +185,19 @@ pub fn pipeline(profile: Profile, ifs: Ifs) -> Pipeline {
                 },
             ),
         ])
+        .insert_after(
+            "unroll",
+            vec![
+                Step::target(
+                    "agal.uniform-index",
+                    "a fragment program's uniform read by a computed index selects among the array's registers",
+                    |m, _: &mut Cx| {
+                        super::uniform_index::expand(m).map_err(|d| Refusal::Errors(vec![*d]))
+                    },
+                )
+                .then(Then::CleanupIfChanged),
+            ],
+        )
         .append(vec![
             Step::target(
                 "agal.conditional-blocks",

@@ -192,6 +192,18 @@ impl<C, E> Pipeline<C, E> {
         self
     }
 
+    /// Puts `steps` right after the first top-level step called `name` (at the end when
+    /// none is).
+    pub fn insert_after(mut self, name: &str, steps: Vec<Step<C, E>>) -> Self {
+        let at = self
+            .steps
+            .iter()
+            .position(|s| s.name == name)
+            .map_or(self.steps.len(), |k| k + 1);
+        self.steps.splice(at..at, steps);
+        self
+    }
+
     /// Puts `steps` after the pipeline's.
     pub fn append(mut self, steps: Vec<Step<C, E>>) -> Self {
         self.steps.extend(steps);
