@@ -112,3 +112,32 @@ impl<F: Fn([f32; 4]) -> [f32; 4]> backend_agal::sim::Texture for Formula<F> {
         Some((self.0)(coord))
     }
 }
+
+/// Runs `c` once through its reflection, as an application binds it: inputs and uniforms by
+/// name (the preview's driver; unset inputs read zeros, unset uniforms their `default` or
+/// zeros, matrices the identity).
+pub fn run_by_name(
+    c: &Compiled,
+    inputs: &[(&str, Vec<f32>)],
+    uniforms: &[(&str, Vec<f32>)],
+) -> preview::Outputs {
+    let values = preview::Values {
+        inputs: inputs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect(),
+        uniforms: uniforms
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect(),
+        textures: Vec::new(),
+    };
+    preview::run(
+        preview::Program {
+            bytes: &c.bytes,
+            reflection: &c.reflection,
+        },
+        &values,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", c.listing))
+}

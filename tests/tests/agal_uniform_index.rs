@@ -11,31 +11,13 @@ const PROFILES: [Profile; 3] = [
     Profile::StandardExtended,
 ];
 
+/// The first output of `c` run with `inputs` and `uniforms` by name.
 fn run(
     c: &spv2retro::Compiled,
     inputs: &[(&str, Vec<f32>)],
     uniforms: &[(&str, Vec<f32>)],
 ) -> [f32; 4] {
-    let values = preview::Values {
-        inputs: inputs
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.clone()))
-            .collect(),
-        uniforms: uniforms
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.clone()))
-            .collect(),
-        textures: Vec::new(),
-    };
-    let out = preview::run(
-        preview::Program {
-            bytes: &c.bytes,
-            reflection: &c.reflection,
-        },
-        &values,
-    )
-    .unwrap_or_else(|e| panic!("{e}\n{}", c.listing));
-    out.outputs[0].value
+    tests::driven::run_by_name(c, inputs, uniforms).outputs[0].value
 }
 
 #[test]

@@ -13,31 +13,7 @@ const PROFILES: [Profile; 3] = [
     Profile::StandardExtended,
 ];
 
-fn run(
-    c: &Compiled,
-    inputs: &[(&str, Vec<f32>)],
-    uniforms: &[(&str, Vec<f32>)],
-) -> preview::Outputs {
-    let values = preview::Values {
-        inputs: inputs
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.clone()))
-            .collect(),
-        uniforms: uniforms
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.clone()))
-            .collect(),
-        textures: Vec::new(),
-    };
-    preview::run(
-        preview::Program {
-            bytes: &c.bytes,
-            reflection: &c.reflection,
-        },
-        &values,
-    )
-    .unwrap_or_else(|e| panic!("{e}\n{}", c.listing))
-}
+use tests::driven::run_by_name as run;
 
 /// The output called `name`, and the lanes it carries (all four on AGAL; the semantic's on
 /// the PICA200).
