@@ -8,6 +8,7 @@
 //!   input i0 "position" location 0 vec4
 //!   output "gl_Position" Position vec4
 //!   uniform u0..u3 "mvp" mat4 row_major (block Camera)
+//!   uniform u4 "center" vec2 default [200.0, 200.0]
 //!   sampler s0 "tex" binding 0 D2
 //!
 //! fn main() -> vec4 {
@@ -92,9 +93,13 @@ pub fn print_module(module: &Module) -> String {
             .block
             .as_ref()
             .map_or(String::new(), |b| format!(" (block {b})"));
+        let default = u.default.as_ref().map_or(String::new(), |d| {
+            let lanes: Vec<String> = d.iter().map(|v| format!("{v:?}")).collect();
+            format!(" default [{}]", lanes.join(", "))
+        });
         let _ = writeln!(
             out,
-            "  uniform {regs}{component} {} {}{layout}{block}",
+            "  uniform {regs}{component} {} {}{layout}{block}{default}",
             quoted(&u.name),
             u.type_name
         );

@@ -616,6 +616,28 @@ fn read_uniform(c: &mut Cursor<'_>) -> Result<Uniform, ReadError> {
         block = Some(rest[..end].trim_end().to_string());
         c.pos += end + 1;
     }
+    // `default [1.0, 2.5]`: the value the source gives it.
+    let save = c.pos;
+    let default = if c.word() == Some("default") {
+        c.skip_ws();
+        let rest = c.rest();
+        let (Some(list), Some(end)) = (rest.strip_prefix('['), rest.find(']')) else {
+            return Err(c.error("`[` lanes `]` after `default`"));
+        };
+        let inner = &list[..end - 1];
+        let lanes: Result<Vec<f32>, _> = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::parse::<f32>)
+            .collect();
+        let lanes = lanes.map_err(|_| c.error("numbers for the default's lanes"))?;
+        c.pos += end + 1;
+        Some(lanes)
+    } else {
+        c.pos = save;
+        None
+    };
     Ok(Uniform {
         name,
         block,
@@ -625,7 +647,7 @@ fn read_uniform(c: &mut Cursor<'_>) -> Result<Uniform, ReadError> {
         component,
         count,
         is_bool: space == 'b',
-        default: None,
+        default,
     })
 }
 
@@ -1515,7 +1537,8 @@ mod tests {
   output "gl_FragDepth" FragDepth f32
   uniform u0..u3 "mvp" mat4 row_major (block Camera)
   uniform u4 "tint" vec4 (block Camera)
-  uniform u5.y "scale" float
+  uniform u5.y "scale" float default [2.0]
+  uniform u6 "center" vec2 default [200.0, -1.5]
   uniform b0 "flag" bool
   sampler s0 "tex" binding 0 D2
   sampler s1 "sky" binding 1 Cube
@@ -1567,7 +1590,10 @@ b5:
         assert_eq!(m.source_files, ["shader.frag", "lib.glsl"]);
         assert_eq!(m.inputs[Handle::new(1)].name, "n \"quoted\" \\ \u{7} ü");
         assert_eq!(m.uniforms[2].component, 1);
-        assert!(m.uniforms[3].is_bool);
+        assert_eq!(m.uniforms[2].default, Some(vec![2.0]));
+        assert_eq!(m.uniforms[3].default, Some(vec![200.0, -1.5]));
+        assert!(m.uniforms[4].is_bool);
+        assert_eq!(m.uniforms[4].default, None);
         assert_eq!(m.uniforms[0].count, 4);
     }
 
