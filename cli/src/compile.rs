@@ -387,8 +387,19 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
+    let mut mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
         .map_err(|d| reject(authors_lines(d, line_map.as_deref())))?;
+    // The author's names for what the GLSL rewrite renamed (a matrix varying's columns are
+    // `TBN[0]` …), so that the back ends' diagnostics name them as the reflection does.
+    for (from, to) in &renames {
+        let named = |n: &mut String| {
+            if n == from {
+                n.clone_from(to);
+            }
+        };
+        mir.inputs.iter_mut().for_each(|i| named(&mut i.name));
+        mir.outputs.iter_mut().for_each(|o| named(&mut o.name));
+    }
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),
