@@ -215,8 +215,6 @@ struct Lowered {
     /// Warnings about the source text (GLSL), and them rendered against it.
     source_warnings: Vec<mir::Diagnostic>,
     source_rendered: String,
-    /// Names to give back in the reflection: (as compiled, as the author wrote it).
-    renames: Vec<(String, String)>,
     /// GLSL: for each line naga read (its `OpLine`s), the author's line.
     line_map: Option<Vec<u32>>,
 }
@@ -258,41 +256,6 @@ impl Lowered {
             })
             .collect()
     }
-
-    /// `reflection` with the author's names back (`spv2retro_FragColor` is `gl_FragColor`,
-    /// a matrix varying's columns `TBN[0]`, `TBN[1]` …).
-    fn named(&self, mut reflection: Reflection) -> Reflection {
-        let author = |name: &mut String| {
-            if let Some((_, to)) = self.renames.iter().find(|(from, _)| from == name) {
-                *name = to.clone();
-            }
-        };
-        reflection
-            .outputs
-            .iter_mut()
-            .for_each(|o| author(&mut o.name));
-        reflection
-            .inputs
-            .iter_mut()
-            .for_each(|i| author(&mut i.name));
-        // An array varying or attribute (`varying vec2 blur[7]`) reaches the reflection as
-        // one entry per location under the array's name: its elements are `blur[0]` … by
-        // location, as the SPIR-V glslang writes names them. (A PICA200 output split over
-        // two semantics keeps one name for its one location.)
-        index_elements(
-            reflection
-                .inputs
-                .iter_mut()
-                .map(|i| (&mut i.name, Some(i.location))),
-        );
-        index_elements(
-            reflection
-                .outputs
-                .iter_mut()
-                .map(|o| (&mut o.name, o.location)),
-        );
-        reflection
-    }
 }
 
 /// The stage of the entry point `options` choose in `source` (what a tool asks before it
@@ -313,8 +276,6 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
     let mut source_warnings = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut source_rendered = String::new();
-    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
-    let mut renames = Vec::new();
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut line_map = None;
     #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
@@ -342,14 +303,12 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
             let frontend_glsl::Glsl {
                 words,
                 warnings,
-                renames: r,
                 line_map: lm,
                 hints: h,
             } = frontend_glsl::glsl(glsl, stage, name, &input)
                 .map_err(|r| Error::from_source(r, name, glsl))?;
             line_map = Some(lm);
             hints = h;
-            renames = r;
             if !warnings.is_empty() {
                 source_rendered = render_warnings(&Diagnostics(warnings.clone()), name, Some(glsl));
             }
@@ -387,19 +346,8 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    let mut mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
+    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
         .map_err(|d| reject(authors_lines(d, line_map.as_deref())))?;
-    // The author's names for what the GLSL rewrite renamed (a matrix varying's columns are
-    // `TBN[0]` …), so that the back ends' diagnostics name them as the reflection does.
-    for (from, to) in &renames {
-        let named = |n: &mut String| {
-            if n == from {
-                n.clone_from(to);
-            }
-        };
-        mir.inputs.iter_mut().for_each(|i| named(&mut i.name));
-        mir.outputs.iter_mut().for_each(|o| named(&mut o.name));
-    }
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),
@@ -408,34 +356,8 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         text: text.map(str::to_string),
         source_warnings,
         source_rendered,
-        renames,
         line_map,
     })
-}
-
-/// Names that several locations share become `name[k]`, k the location's rank among them.
-fn index_elements<'r>(entries: impl Iterator<Item = (&'r mut String, Option<u32>)>) {
-    let mut entries: Vec<(&mut String, Option<u32>)> = entries.collect();
-    let mut names: Vec<String> = entries.iter().map(|(n, _)| (*n).clone()).collect();
-    names.sort();
-    names.dedup();
-    for name in names {
-        let mut locations: Vec<u32> = entries
-            .iter()
-            .filter(|(n, _)| **n == name)
-            .filter_map(|(_, l)| *l)
-            .collect();
-        locations.sort_unstable();
-        locations.dedup();
-        if locations.len() < 2 || name.ends_with(']') {
-            continue;
-        }
-        for (n, l) in entries.iter_mut().filter(|(n, _)| **n == name) {
-            if let Some(k) = l.and_then(|l| locations.iter().position(|&x| x == l)) {
-                **n = format!("{name}[{k}]");
-            }
-        }
-    }
 }
 
 /// `d` with each source line (naga's, in the text it read) mapped to the author's by
@@ -540,7 +462,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                 bytes: program.bytes.clone(),
                 listing: backend_pica::disasm::listing(&program.binary),
                 source_lines: lowered.source_lines(&program.spans),
-                reflection: lowered.named(program.reflection),
+                reflection: program.reflection,
                 rendered_warnings: format!("{}{rendered}", lowered.source_rendered),
                 warnings,
                 agal: None,
@@ -555,7 +477,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                 bytes: program.bytes.clone(),
                 listing: program.listing(),
                 source_lines: lowered.source_lines(&program.spans),
-                reflection: lowered.named(program.reflection.clone()),
+                reflection: program.reflection.clone(),
                 rendered_warnings: format!(
                     "{}{}",
                     lowered.source_rendered,

@@ -62,8 +62,6 @@ pub(crate) struct Rewritten {
     /// The varyings by name and location: a vertex shader's outputs, a fragment shader's
     /// inputs.
     pub varyings: Vec<(String, u32)>,
-    /// Names to give back in the reflection: (as compiled, as the author wrote it).
-    pub renames: Vec<(String, String)>,
     /// What lowering must be told: loose scalar `uniform bool`s (stored as ints in blocks
     /// for naga) get back their bool registers, and row-major matrix uniforms (stored
     /// column-major as their transposed type and read through `transpose`) their layout.
@@ -347,7 +345,7 @@ fn default_value(ty: &str, text: &str) -> Option<Vec<f32>> {
         out
     };
     let mut k = 0;
-    let values = constant(&words, &mut k)?;
+    let values = constant(&words, &mut k, 0)?;
     if k != words.len() {
         return None;
     }
@@ -394,17 +392,26 @@ fn vector_size(ty: &str) -> Option<usize> {
     }
 }
 
-/// A constant expression of numbers and constructors: its components, flattened.
-fn constant(words: &[String], k: &mut usize) -> Option<Vec<f32>> {
+/// A constant expression of numbers and constructors: its components, flattened (`None`
+/// past 64 levels of nesting).
+fn constant(words: &[String], k: &mut usize, depth: usize) -> Option<Vec<f32>> {
+    if depth > 64 {
+        return None;
+    }
     let w = words.get(*k)?.as_str();
     *k += 1;
     match w {
-        "-" => Some(constant(words, k)?.into_iter().map(|v| -v).collect()),
-        "+" => constant(words, k),
+        "-" => Some(
+            constant(words, k, depth + 1)?
+                .into_iter()
+                .map(|v| -v)
+                .collect(),
+        ),
+        "+" => constant(words, k, depth + 1),
         "true" => Some(vec![1.0]),
         "false" => Some(vec![0.0]),
         "(" => {
-            let v = constant(words, k)?;
+            let v = constant(words, k, depth + 1)?;
             (words.get(*k).map(String::as_str) == Some(")")).then(|| {
                 *k += 1;
                 v
@@ -428,7 +435,7 @@ fn constant(words: &[String], k: &mut usize) -> Option<Vec<f32>> {
             *k += 1;
             let mut values = Vec::new();
             loop {
-                values.extend(constant(words, k)?);
+                values.extend(constant(words, k, depth + 1)?);
                 match words.get(*k).map(String::as_str) {
                     Some(",") => *k += 1,
                     Some(")") => {
@@ -677,8 +684,8 @@ pub(crate) fn rewrite(
         text: out,
         warnings: r.warnings,
         varyings: r.varyings,
-        renames: r.renames,
         hints: Hints {
+            renames: r.renames,
             uniforms: r
                 .bools
                 .iter()

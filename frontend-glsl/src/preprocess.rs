@@ -835,6 +835,7 @@ impl Pre<'_> {
             toks: &expanded,
             k: 0,
             range: range.clone(),
+            depth: 0,
         };
         let value = e.ternary()?;
         if e.k != expanded.len() {
@@ -948,7 +949,13 @@ struct Expr<'t> {
     toks: &'t [Tok],
     k: usize,
     range: Range<usize>,
+    /// How deep the parser is (parentheses, unary operators, `?:`): bounded, so that no
+    /// expression overflows the stack.
+    depth: usize,
 }
+
+/// The deepest an `#if` expression may nest.
+const MAX_DEPTH: usize = 256;
 
 impl Expr<'_> {
     fn peek(&self) -> Option<&str> {
@@ -960,6 +967,18 @@ impl Expr<'_> {
     }
 
     fn ternary(&mut self) -> Result<i64, Failure> {
+        self.depth += 1;
+        let v = self.ternary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn ternary_inner(&mut self) -> Result<i64, Failure> {
+        if self.depth > MAX_DEPTH {
+            return Err(self.fail(format!(
+                "the `#if` expression nests more than {MAX_DEPTH} levels deep"
+            )));
+        }
         let c = self.binary(0)?;
         if self.peek() == Some("?") {
             self.k += 1;
@@ -1024,6 +1043,18 @@ impl Expr<'_> {
     }
 
     fn unary(&mut self) -> Result<i64, Failure> {
+        self.depth += 1;
+        let v = self.unary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self) -> Result<i64, Failure> {
+        if self.depth > MAX_DEPTH {
+            return Err(self.fail(format!(
+                "the `#if` expression nests more than {MAX_DEPTH} levels deep"
+            )));
+        }
         let Some(t) = self.toks.get(self.k) else {
             return Err(self.fail("the `#if` expression ends early".into()));
         };
@@ -1163,6 +1194,23 @@ mod tests {
             out.starts_with("#version 100\n\n#extension GL_OES_standard_derivatives : enable\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn deep_expressions_are_errors_not_a_stack_overflow() {
+        let deep = format!(
+            "#if {}1{}\n#endif\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        assert!(fails(&deep).contains("nests more than 256"));
+        let bangs = format!("#if {}1\n#endif\n", "!".repeat(100_000));
+        assert!(fails(&bangs).contains("nests more than 256"));
+        let macros = (0..300)
+            .map(|k| format!("#define M{k} M{}\n", k + 1))
+            .collect::<String>()
+            + "float x = M0;\n";
+        assert!(preprocess(&macros, Stage::Vertex, "t", &[]).is_ok());
     }
 
     #[test]

@@ -107,7 +107,6 @@ pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<G
             .chain(rewritten.warnings.into_iter().map(authors))
             .collect(),
         hints: rewritten.hints,
-        renames: rewritten.renames,
         line_map,
     })
 }
@@ -120,9 +119,8 @@ pub struct Glsl {
     pub words: Vec<u8>,
     /// Warnings about the author's text.
     pub warnings: Vec<Diagnostic>,
-    /// Names to give back in the reflection: (as compiled, as written).
-    pub renames: Vec<(String, String)>,
-    /// What lowering must be told that the SPIR-V cannot say (for
+    /// What lowering must be told that the SPIR-V cannot say (its renames give back the
+    /// author's names for what the rewrite renamed; for
     /// `frontend_spirv::lower::lower_with`).
     pub hints: Hints,
     /// For each line of the text naga read (its `OpLine`s), the author's line.

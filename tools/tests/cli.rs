@@ -892,3 +892,71 @@ fn the_pipeline_is_printed_and_stopped_after_a_step() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn engine_shaders_compile_from_the_command_line_as_the_library_compiles_them() {
+    // raylib's own names (`.vs`, `.fs`) and a libretro `.glsl` holding both stages: the
+    // binaries read them as GLSL, and write the bytes the library makes of the same file.
+    let engines = "thirdparty/engines";
+    let dir = scratch("cli-engines");
+    let cases: [(&str, &str, &[&str], spv2retro::Options); 2] = [
+        (
+            PICA,
+            "raylib/src/glsl100/base.vs",
+            &[],
+            spv2retro::Options::pica(),
+        ),
+        (
+            AGAL,
+            "raylib/src/glsl330/grayscale.fs",
+            &["--profile", "standard"],
+            spv2retro::Options::agal(spv2retro::Profile::Standard),
+        ),
+    ];
+    for (k, (bin, file, args, options)) in cases.into_iter().enumerate() {
+        let input = fixture(&format!("{engines}/{file}"));
+        let output = dir.join(format!("out{k}"));
+        let mut argv: Vec<&str> = args.to_vec();
+        argv.extend([input.to_str().unwrap(), "-o", output.to_str().unwrap()]);
+        let out = run(bin, &argv, None);
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+        let source = spv2retro::Source::from_path(&input).unwrap();
+        let library = spv2retro::compile(&source, &options).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read(&output).unwrap(), library.bytes, "{file}");
+    }
+    // libretro's crt-pi as RetroArch pairs it: the text assembled for each stage, linked
+    // (it reads gl_FragCoord, which needs the pair).
+    let vertex = fixture(&format!(
+        "{engines}/libretro/src/vertex/crt/shaders/crt-pi.glsl"
+    ));
+    let fragment = fixture(&format!(
+        "{engines}/libretro/src/fragment/crt/shaders/crt-pi.glsl"
+    ));
+    let output = dir.join("crt-pi.agal");
+    let out = run(
+        AGAL,
+        &[
+            "--profile",
+            "standardExtended",
+            "--fragment",
+            fragment.to_str().unwrap(),
+            "--link",
+            vertex.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "crt-pi: {}", stderr(&out));
+    let (_, f) = spv2retro::compile_pair(
+        spv2retro::Source::from_path(&vertex).unwrap(),
+        spv2retro::Source::from_path(&fragment).unwrap(),
+        &spv2retro::Options::agal(spv2retro::Profile::StandardExtended),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        f.bytes,
+        "crt-pi fragment program"
+    );
+}

@@ -9,6 +9,10 @@
 pub struct Hints {
     /// Facts about uniforms, applied in order.
     pub uniforms: Vec<UniformHint>,
+    /// Inputs and outputs the source names otherwise than the module: (as the module names
+    /// it, as the author wrote it), e.g. `spv2retro_FragColor` is `gl_FragColor`, a matrix
+    /// varying's columns `TBN[0]` …
+    pub renames: Vec<(String, String)>,
 }
 
 /// A fact about one uniform (named as declared, without an array index).
@@ -41,12 +45,21 @@ pub enum UniformHint {
 impl Hints {
     /// Whether there is nothing to apply.
     pub fn is_empty(&self) -> bool {
-        self.uniforms.is_empty()
+        self.uniforms.is_empty() && self.renames.is_empty()
     }
 }
 
 /// Applies `hints` to the lowered module `m`.
 pub(super) fn apply(m: &mut mir::Module, hints: &Hints) {
+    for (from, to) in &hints.renames {
+        let author = |n: &mut String| {
+            if n == from {
+                n.clone_from(to);
+            }
+        };
+        m.inputs.iter_mut().for_each(|i| author(&mut i.name));
+        m.outputs.iter_mut().for_each(|o| author(&mut o.name));
+    }
     let names = |bools: bool| -> Vec<&str> {
         hints
             .uniforms

@@ -72,10 +72,51 @@ pub fn lower_with(
     if l.errors.is_empty() {
         let mut m = l.finish();
         hints::apply(&mut m, hints);
+        index_shared_names(&mut m);
         Ok(m)
     } else {
         Err(Diagnostics(l.errors))
     }
+}
+
+/// Interface variables that share a name at different locations (how naga's SPIR-V writer
+/// spells an array varying: a variable per element, each under the array's name) are
+/// `name[0]`, `name[1]` … by location, as the module would name one array variable's.
+fn index_shared_names(m: &mut mir::Module) {
+    fn index(mut entries: Vec<(&mut String, Option<u32>)>) {
+        let mut names: Vec<String> = entries.iter().map(|(n, _)| (*n).clone()).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let mut locations: Vec<u32> = entries
+                .iter()
+                .filter(|(n, _)| **n == name)
+                .filter_map(|(_, l)| *l)
+                .collect();
+            locations.sort_unstable();
+            locations.dedup();
+            if locations.len() < 2 || name.is_empty() || name.ends_with(']') {
+                continue;
+            }
+            for (n, l) in entries.iter_mut().filter(|(n, _)| **n == name) {
+                if let Some(k) = l.and_then(|l| locations.iter().position(|&x| x == l)) {
+                    **n = format!("{name}[{k}]");
+                }
+            }
+        }
+    }
+    index(
+        m.inputs
+            .iter_mut()
+            .map(|i| (&mut i.name, Some(i.location)))
+            .collect(),
+    );
+    index(
+        m.outputs
+            .iter_mut()
+            .map(|o| (&mut o.name, o.location))
+            .collect(),
+    );
 }
 
 /// Lowering errors name what the targets cannot do; these rules label them (see
