@@ -37,6 +37,7 @@ pub mod disasm;
 pub mod encode;
 pub mod error;
 pub mod float24;
+pub mod fragment;
 pub mod inst;
 pub mod limits;
 pub mod opdesc;

@@ -19,6 +19,8 @@ pub enum Rule {
     Unsupported,
     /// `pica.limit`: the program does not fit the PICA200 (words, registers, descriptors).
     Limit,
+    /// `pica.fragment`: a fragment program the texture combiners cannot compute.
+    Fragment,
     /// `pica.internal`: the code generator broke one of its own rules (a bug).
     Internal,
 }
@@ -33,6 +35,7 @@ impl mir::diag::Rule for Rule {
             Rule::ControlFlow => "pica.control-flow",
             Rule::Unsupported => "pica.unsupported",
             Rule::Limit => "pica.limit",
+            Rule::Fragment => "pica.fragment",
             Rule::Internal => "pica.internal",
         }
     }

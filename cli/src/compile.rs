@@ -35,7 +35,7 @@ impl Target {
     /// The stages the target has programs for.
     pub fn stages(self) -> &'static [Stage] {
         match self {
-            Target::Pica => &[Stage::Vertex, Stage::Geometry],
+            Target::Pica => &[Stage::Vertex, Stage::Geometry, Stage::Fragment],
             Target::Agal => &[Stage::Vertex, Stage::Fragment],
         }
     }
@@ -43,9 +43,6 @@ impl Target {
     /// Why `stage` cannot be compiled for this target.
     fn unsupported(self, stage: Stage) -> String {
         match (self, stage) {
-            (Target::Pica, Stage::Fragment) => "the PICA200 has no programmable fragment \
-                stage; its fragment work is done by the fixed-function texture combiners"
-                .into(),
             (Target::Agal, Stage::Geometry) => "Stage3D has no geometry stage".into(),
             _ => format!("{} programs are not supported", stage.name()),
         }
@@ -185,6 +182,7 @@ pub struct Compiled {
     pub warnings: Diagnostics,
     rendered_warnings: String,
     agal: Option<Box<backend_agal::codegen::Compiled>>,
+    texenv: Option<Box<backend_pica::fragment::config::TexEnv>>,
 }
 
 impl Compiled {
@@ -196,6 +194,22 @@ impl Compiled {
         // `null`.
         self.agal.as_ref()?;
         Some(self.reflection.glsl2agal_json(&self.listing, &self.bytes))
+    }
+
+    /// PICA200 fragment programs: the texture-combiner configuration (whose command words
+    /// are [`Compiled::bytes`]). `None` otherwise.
+    pub fn texenv(&self) -> Option<&backend_pica::fragment::config::TexEnv> {
+        self.texenv.as_deref()
+    }
+
+    /// PICA200 fragment programs: a C header whose `static inline void PREFIX_texenv(void)`
+    /// sets the configuration up through citro3d (`C3D_GetTexEnv`, `C3D_TexEnvSrc` …,
+    /// `C3D_TexEnvBufUpdate`, `C3D_AlphaTest`), with a `PREFIX_set_NAME(r, g, b, a)` for each
+    /// uniform that is a stage's colour. `source` names the shader in its comment. `None`
+    /// for other programs.
+    pub fn c_header(&self, prefix: &str, source: &str) -> Option<String> {
+        let t = self.texenv.as_deref()?;
+        Some(backend_pica::fragment::text::c_header(t, prefix, source))
     }
 
     /// The warnings rendered as the binaries print them to stderr (`FILE: warning[RULE]:
@@ -442,6 +456,21 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
     let reject =
         |d: Diagnostics| Error::rejected(lowered.annotate(d), name, lowered.text.as_deref());
     match options.target {
+        Target::Pica if lowered.stage == Stage::Fragment => {
+            let f = backend_pica::fragment::compile(&lowered.mir).map_err(reject)?;
+            Ok(Compiled {
+                target: Target::Pica,
+                stage: Stage::Fragment,
+                bytes: backend_pica::fragment::words::bytes(&f.words),
+                listing: backend_pica::fragment::text::listing(&f.texenv, name),
+                source_lines: Vec::new(),
+                reflection: f.reflection,
+                rendered_warnings: lowered.source_rendered.clone(),
+                warnings: Diagnostics(lowered.source_warnings.clone()),
+                agal: None,
+                texenv: Some(Box::new(f.texenv)),
+            })
+        }
         Target::Pica => {
             let pica = backend_pica::codegen::Options {
                 semantics: options.semantics.clone(),
@@ -466,6 +495,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                 rendered_warnings: format!("{}{rendered}", lowered.source_rendered),
                 warnings,
                 agal: None,
+                texenv: None,
             })
         }
         Target::Agal => {
@@ -496,6 +526,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                         .collect(),
                 ),
                 agal: Some(Box::new(program)),
+                texenv: None,
             })
         }
     }
@@ -532,6 +563,7 @@ fn assembled_pica(name: &str, text: &str) -> Result<Compiled, Error> {
         warnings: Diagnostics(warnings),
         bytes: linked.bytes,
         agal: None,
+        texenv: None,
     })
 }
 
@@ -606,6 +638,7 @@ fn assembled_agal(
         warnings: Diagnostics(Vec::new()),
         bytes,
         agal: None,
+        texenv: None,
     })
 }
 
@@ -772,6 +805,9 @@ pub fn mir_text_after<'s>(
     let source = source.borrow();
     crate::error::guarded(source.name(), || {
         let found = match options.target {
+            Target::Pica if options.stage == Some(Stage::Fragment) => {
+                backend_pica::fragment::pipeline().find(&StepRef::parse(step))
+            }
             Target::Pica => pica_pipeline().find(&StepRef::parse(step)),
             Target::Agal => {
                 backend_agal::codegen::pipeline(options.profile).find(&StepRef::parse(step))
@@ -793,6 +829,9 @@ pub fn mir_text_after<'s>(
 /// `--print-pipeline` prints.
 pub fn pipeline_text(options: &Options) -> String {
     let (steps, retries) = match options.target {
+        Target::Pica if options.stage == Some(Stage::Fragment) => {
+            (backend_pica::fragment::pipeline().to_string(), "")
+        }
         Target::Pica => (
             pica_pipeline().to_string(),
             backend_pica::codegen::prepare::RETRIES,
@@ -817,6 +856,9 @@ fn mir_text_at(
     let lowered = lower(source, options)?;
     let name = source.name();
     let prepared = match options.target {
+        Target::Pica if lowered.stage == Stage::Fragment => {
+            backend_pica::fragment::prepare_until(&lowered.mir, stop)
+        }
         Target::Pica => backend_pica::codegen::prepare::prepare_until(
             &lowered.mir,
             backend_pica::codegen::prepare::Try::FIRST,

@@ -38,6 +38,111 @@ pub struct Reflection {
     /// A geometry program's primitives and where its inputs come from (PICA200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<GeometryInfo>,
+    /// A PICA200 fragment program: the texture-combiner configuration it compiled to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texenv: Option<TexEnvInfo>,
+}
+
+/// A PICA200 fragment program's texture-combiner configuration, with citro3d's names
+/// (docs/conventions.md, "The 3DS fragment stage").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TexEnvInfo {
+    /// The stages that compute, from stage 0; the stages after them pass the result on
+    /// (citro3d's `C3D_TexEnvInit`).
+    pub stages: Vec<TexEnvStageInfo>,
+    /// `GPUREG_TEXENV_BUFFER_COLOR`: r, g, b, a bytes (0–255).
+    pub buffer_color: [u8; 4],
+    /// The alpha test, when the program discards.
+    pub alpha_test: Option<AlphaTestInfo>,
+    /// The texture units the program reads.
+    pub textures: Vec<TexUnitInfo>,
+    /// The varying read as the vertex colour (`GPU_PRIMARY_COLOR`), if any.
+    pub primary_color: Option<String>,
+}
+
+/// One combiner stage.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TexEnvStageInfo {
+    /// The RGB combiner.
+    pub rgb: CombinerInfo,
+    /// The alpha combiner.
+    pub alpha: CombinerInfo,
+    /// The constant colour: r, g, b, a bytes, or the uniform the application sets with
+    /// `C3D_TexEnvColor`.
+    pub color: StageColorInfo,
+    /// Whether the stage writes its results into the combiner buffer.
+    pub buffer_update: BufferUpdateInfo,
+}
+
+/// One combiner (half of a stage).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CombinerInfo {
+    /// Three `GPU_TEVSRC` names.
+    pub sources: [String; 3],
+    /// Three `GPU_TEVOP_RGB` / `GPU_TEVOP_A` names.
+    pub operands: [String; 3],
+    /// The `GPU_COMBINEFUNC` name.
+    pub func: String,
+    /// 1, 2 or 4.
+    pub scale: u8,
+}
+
+/// A stage's constant colour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StageColorInfo {
+    /// Fixed r, g, b, a bytes.
+    Bytes([u8; 4]),
+    /// A uniform's value (its lanes r, g, b, a), which the application sets.
+    Uniform {
+        /// The uniform's name.
+        uniform: String,
+    },
+}
+
+impl Default for StageColorInfo {
+    fn default() -> Self {
+        StageColorInfo::Bytes([255; 4])
+    }
+}
+
+/// A stage's buffer writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferUpdateInfo {
+    /// The RGB result goes into the buffer.
+    pub rgb: bool,
+    /// The alpha result goes into the buffer.
+    pub alpha: bool,
+}
+
+/// The alpha test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AlphaTestInfo {
+    /// The `GPU_TESTFUNC` name of the comparison that keeps a fragment.
+    pub func: String,
+    /// The threshold as the shader wrote it.
+    #[serde(rename = "ref")]
+    pub reference: f32,
+    /// The reference byte the register holds (what `C3D_AlphaTest` takes).
+    pub ref_byte: u8,
+}
+
+impl Eq for AlphaTestInfo {}
+
+/// A texture unit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TexUnitInfo {
+    /// 0, 1 or 2.
+    pub unit: u8,
+    /// The sampler bound to it.
+    pub sampler: String,
+    /// The vertex output semantic that carries its coordinates (`texcoord0` …).
+    pub texcoord: String,
+    /// The varying the fragment shader reads them from.
+    pub varying: String,
+    /// `2d` or `cube`.
+    #[serde(rename = "type")]
+    pub kind: String,
 }
 
 /// How a geometry program is set up and fed.

@@ -67,10 +67,15 @@ fn define(spec: &str) -> Result<(String, String), String> {
 /// What `spv2pica` writes.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PicaEmit {
-    /// The `.shbin` (DVLB) that libctru's `DVLB_ParseFile` loads.
+    /// The `.shbin` (DVLB) that libctru's `DVLB_ParseFile` loads; for a fragment shader,
+    /// its texture-combiner configuration as GPU command words (`.tev`).
     Shbin,
-    /// The program as picasso assembly text (`.v.pica`).
+    /// The program as picasso assembly text (`.v.pica`); for a fragment shader, a listing
+    /// of its combiner stages, one line each.
     Asm,
+    /// A fragment shader's configuration as a C header (`.h`) whose `static inline`
+    /// function sets it up through citro3d.
+    C,
     /// The compiler's intermediate representation as the back end receives it.
     Mir,
 }

@@ -185,8 +185,23 @@ pub fn run(
         return Ok(());
     }
     let (bytes, extension) = match target {
+        Target::Pica(pica) if program.stage == Stage::Fragment => match pica.emit {
+            PicaEmit::C => {
+                let prefix = c_prefix(input, &common.output);
+                let header = program.c_header(&prefix, &display).unwrap_or_default();
+                (header.into_bytes(), "h")
+            }
+            PicaEmit::Asm => (program.listing.clone().into_bytes(), "tev.txt"),
+            _ => (program.bytes.clone(), "tev"),
+        },
         Target::Pica(pica) => match pica.emit {
             PicaEmit::Shbin => (program.bytes.clone(), "shbin"),
+            PicaEmit::C => {
+                return Err(Failure::Rejected(format!(
+                    "{display}: --emit c writes a fragment shader's combiner configuration;                      this is a {} program (its .shbin is --emit shbin)\n",
+                    program.stage.name()
+                )));
+            }
             _ => (program.listing.clone().into_bytes(), "v.pica"),
         },
         Target::Agal(agal) => match agal.emit {
@@ -202,6 +217,21 @@ pub fn run(
         write_file(path, &display, program.reflection.to_json().as_bytes())?;
     }
     write_output(input, common, &display, extension, &bytes)
+}
+
+/// The C names' prefix of a header: the output's file name (else the input's) without its
+/// extensions (`sprite.frag` → `sprite`).
+fn c_prefix(input: &Path, output: &Option<std::path::PathBuf>) -> String {
+    let path = match output {
+        Some(o) if o != Path::new("-") => o.as_path(),
+        _ => input,
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("shader");
+    let stem = name.split('.').next().unwrap_or(name);
+    backend_pica::fragment::text::c_identifier(stem)
 }
 
 /// Whether `path` is picasso assembly (`.pica`, `.v.pica`, `.g.pica`, `.vsh`, `.gsh`).

@@ -613,6 +613,7 @@ pub fn reflect_dvle(binary: &ShaderBinary, index: usize) -> Option<machine::refl
         constants,
         samplers: Vec::new(),
         geometry: None,
+        texenv: None,
     })
 }
 
