@@ -53,6 +53,7 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
     options
 }
 
+pub mod c3d;
 pub mod driven;
 pub mod generate;
 pub mod glslgen;

@@ -13,6 +13,7 @@ mod agal_uniform_index;
 mod api_source_languages;
 mod assembled_sources;
 mod assembler;
+mod c3d_harness;
 mod classic_glsl;
 mod classic_glsl_forms;
 mod determinism;
