@@ -75,7 +75,7 @@ pub struct Options {
     /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
     /// fragment shader's take.
     #[cfg_attr(not(feature = "glsl"), allow(dead_code))]
-    varyings: Option<Vec<(String, u32)>>,
+    pub(crate) varyings: Option<Vec<(String, u32)>>,
     /// PICA200 geometry program: the output registers of the vertex program it follows.
     pub(crate) geometry_layout: Option<backend_pica::codegen::geometry::Layout>,
     /// PICA200 vertex program a geometry program follows (see `picasso::link`).
@@ -873,6 +873,114 @@ fn mir_text_at(
     Ok(mir::print::print_module(&m))
 }
 
+/// PICA200: the fragment shader compiled to the texture combiners, then the vertex shader
+/// with the output semantics the combiners read: the varying a texture unit reads becomes
+/// that unit's `texcoordN` (`texcoord0` and `texcoord0w` for a cube map), the varying read as
+/// a colour `color`, and the outputs the fragment shader does not read `dummy`, over what
+/// `options.semantics` says. A varying the fragment shader reads must be one the vertex
+/// shader writes (by location; classic GLSL's by name).
+fn pica_pair(
+    vertex: &Source<'_>,
+    fragment: &Source<'_>,
+    options: &Options,
+) -> Result<(Compiled, Compiled), Error> {
+    let mut fragment_options = options.clone().stage(Stage::Fragment);
+    #[cfg(feature = "glsl")]
+    if let Code::Glsl(text, _) = &vertex.code {
+        fragment_options.varyings = Some(frontend_glsl::vertex_varyings(text, &options.defines));
+    }
+    let f = compile(fragment, &fragment_options)?;
+    let vertex_options = pica_vertex_options(&f, options, fragment.name())?;
+    let v = compile(vertex, &vertex_options)?;
+    check_pica_pair(&v, &f, fragment.name())?;
+    Ok((v, f))
+}
+
+/// The options of the vertex program a compiled PICA200 fragment program `f` follows: the
+/// output semantics its combiners read (see [`compile_pair`]).
+pub(crate) fn pica_vertex_options(
+    f: &Compiled,
+    options: &Options,
+    name: &str,
+) -> Result<Options, Error> {
+    use backend_pica::fragment::config::TextureKind;
+    let mut o = options.clone().stage(Stage::Vertex);
+    let Some(t) = f.texenv() else {
+        return Ok(o);
+    };
+    let mut wanted: Vec<(u32, Semantic)> = Vec::new();
+    for u in &t.textures {
+        let s = match (u.unit, u.kind) {
+            (0, _) => Semantic::TexCoord0,
+            (1, _) => Semantic::TexCoord1,
+            _ => Semantic::TexCoord2,
+        };
+        if let Some((_, other)) = wanted.iter().find(|(l, _)| *l == u.location) {
+            let d = Diagnostic::error(
+                backend_pica::Rule::Fragment,
+                format!(
+                    "texture units {} and {} both read the varying '{}': a vertex output                      carries one texture coordinate semantic ({other:?} here), so give the                      second texture its own varying (the same value, written twice by the                      vertex shader)",
+                    t.textures
+                        .iter()
+                        .find(|x| x.location == u.location)
+                        .map_or(0, |x| x.unit),
+                    u.unit,
+                    u.varying
+                ),
+            );
+            return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+        }
+        if u.kind == TextureKind::Cube && u.unit != 0 {
+            continue;
+        }
+        wanted.push((u.location, s));
+    }
+    if let Some((_, location)) = &t.color {
+        wanted.push((*location, Semantic::Color));
+    }
+    // Every other location: dummy, so that no default semantic takes one the combiners
+    // read.
+    for l in 0..16 {
+        if !wanted.iter().any(|(x, _)| *x == l) && !options.semantics.iter().any(|(x, _)| *x == l)
+        {
+            wanted.push((l, Semantic::Dummy));
+        }
+    }
+    for (l, s) in wanted {
+        if !options.semantics.iter().any(|(x, _)| *x == l) {
+            o = o.semantic(l, s);
+        }
+    }
+    Ok(o)
+}
+
+/// Every varying the combiners read is written by the vertex program.
+pub(crate) fn check_pica_pair(v: &Compiled, f: &Compiled, name: &str) -> Result<(), Error> {
+    let Some(t) = f.texenv() else { return Ok(()) };
+    let read = t
+        .textures
+        .iter()
+        .map(|u| (u.varying.as_str(), u.location))
+        .chain(t.color.iter().map(|(n, l)| (n.as_str(), *l)));
+    for (varying, location) in read {
+        let written = v
+            .reflection
+            .outputs
+            .iter()
+            .any(|o| o.location == Some(location) && o.builtin.is_none());
+        if !written {
+            let d = Diagnostic::error(
+                backend_pica::PicassoRule::Link,
+                format!(
+                    "the fragment shader reads the varying '{varying}' (location {location}),                      which the vertex shader does not write"
+                ),
+            );
+            return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+        }
+    }
+    Ok(())
+}
+
 /// AGAL: compiles a vertex and a fragment shader as the pair a `Program3D` uploads, and
 /// checks that they link (see [`check_link`]). When the fragment shader reads
 /// `gl_FragCoord`, the vertex program also passes its position on in the first varying
@@ -899,6 +1007,9 @@ pub fn compile_pair<'v, 'f>(
     options: &Options,
 ) -> Result<(Compiled, Compiled), Error> {
     let (vertex, fragment) = (vertex.borrow(), fragment.borrow());
+    if options.target == Target::Pica {
+        return pica_pair(vertex, fragment, options);
+    }
     let mut options = options.clone();
     options.target = Target::Agal;
     let vertex_options = options.clone().stage(Stage::Vertex);

@@ -64,6 +64,21 @@ pub struct Linked {
     pub shaders: Vec<LinkedShader>,
     /// Warnings, rendered as the command line prints them (empty when none).
     pub warnings: String,
+    /// The fragment shaders among the inputs, compiled to the texture combiners (they make
+    /// no DVLE: their configuration goes beside the `.shbin`), each with the vertex shader
+    /// whose output semantics were chosen for it.
+    pub fragments: Vec<LinkedFragment>,
+}
+
+/// A fragment shader of a link.
+#[derive(Clone, Debug)]
+pub struct LinkedFragment {
+    /// The input it came from.
+    pub input: String,
+    /// The vertex shader it was paired with (the last before it, else the first after it).
+    pub vertex: Option<String>,
+    /// Its combiner configuration ([`Compiled::texenv`], [`Compiled::c_header`]).
+    pub compiled: Compiled,
 }
 
 /// Links `inputs` into one program, as `picasso -o out.shbin a b …` does: picasso sources
@@ -103,7 +118,42 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
     let mut compiled: Vec<Option<Compiled>> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
     let mut warnings = String::new();
+    // Fragment shaders first: the combiners they compile to choose the output semantics of
+    // the vertex shader each follows.
+    let mut fragments = Vec::new();
+    let mut vertex_options: Vec<Option<Options>> = vec![None; inputs.len()];
     for (i, input) in inputs.iter().enumerate() {
+        if stages[i] != Some(Stage::Fragment) {
+            continue;
+        }
+        let vertex = (0..i)
+            .rev()
+            .chain(i + 1..inputs.len())
+            .find(|k| stages[*k] == Some(Stage::Vertex));
+        let mut o = options.clone().stage(Stage::Fragment);
+        #[cfg(feature = "glsl")]
+        if let Some(Code::Glsl(text, _)) = vertex.map(|v| &inputs[v].code) {
+            o.varyings = Some(frontend_glsl::vertex_varyings(text, &options.defines));
+        }
+        let f = compile(input, &o)?;
+        warnings += f.rendered_warnings();
+        if let Some(v) = vertex {
+            let base = vertex_options[v].clone().unwrap_or_else(|| options.clone());
+            vertex_options[v] = Some(crate::compile::pica_vertex_options(
+                &f,
+                &base,
+                input.name(),
+            )?);
+        }
+        fragments.push((i, vertex, f));
+    }
+    // The inputs that make DVLEs, by file.
+    let mut file_input: Vec<usize> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if stages[i] == Some(Stage::Fragment) {
+            continue;
+        }
+        file_input.push(i);
         match &input.code {
             Code::Picasso(text) => {
                 texts.push(text.to_string());
@@ -112,7 +162,7 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
             _ => {
                 // A geometry program receives the output registers of the vertex program
                 // compiled last before it.
-                let mut o = options.clone();
+                let mut o = vertex_options[i].clone().unwrap_or_else(|| options.clone());
                 o.geometry_layout = compiled
                     .iter()
                     .rev()
@@ -130,8 +180,19 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
             }
         }
     }
-    let names: Vec<String> = inputs
+    if file_input.is_empty() {
+        return Err(Error::other(
+            ErrorKind::Rejected,
+            format!(
+                "{}: a .shbin needs a vertex program: fragment shaders compile to the texture \
+                 combiners' configuration, beside a vertex program's .shbin",
+                inputs[0].name()
+            ),
+        ));
+    }
+    let names: Vec<String> = file_input
         .iter()
+        .map(|i| &inputs[*i])
         .zip(&compiled)
         .map(|(input, c)| match c {
             Some(_) => format!("{} (compiled listing)", input.name()),
@@ -151,15 +212,16 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
     let mut shaders = Vec::new();
     for (k, dvle) in linked.shaders.into_iter().enumerate() {
         let compiled = compiled[dvle.source].clone();
+        let source = file_input[dvle.source];
         let reflection = match &compiled {
             Some(c) => c.reflection.clone(),
             None => backend_pica::codegen::reflect_dvle(&linked.binary, k).unwrap_or_default(),
         };
         if let Some(c) = &compiled {
-            check_placement(c, &dvle.uniforms, inputs[dvle.source].name())?;
+            check_placement(c, &dvle.uniforms, inputs[source].name())?;
         }
         shaders.push(LinkedShader {
-            input: inputs[dvle.source].name().to_string(),
+            input: inputs[source].name().to_string(),
             stage: match dvle.shader_type {
                 ShaderType::Vertex => Stage::Vertex,
                 ShaderType::Geometry => Stage::Geometry,
@@ -169,11 +231,26 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
             reflection,
         });
     }
+    let mut linked_fragments = Vec::new();
+    for (i, vertex, f) in fragments {
+        if let Some(v) = vertex {
+            let shader = shaders.iter().find(|s| s.input == inputs[v].name());
+            if let Some(c) = shader.and_then(|s| s.compiled.as_ref()) {
+                crate::compile::check_pica_pair(c, &f, inputs[i].name())?;
+            }
+        }
+        linked_fragments.push(LinkedFragment {
+            input: inputs[i].name().to_string(),
+            vertex: vertex.map(|v| inputs[v].name().to_string()),
+            compiled: f,
+        });
+    }
     Ok(Linked {
         bytes: linked.bytes,
         header: linked.header,
         shaders,
         warnings,
+        fragments: linked_fragments,
     })
 }
 

@@ -304,7 +304,42 @@ pub fn link_pica(
     if let Some(h) = header {
         write_file(h, &shown, linked.header.as_bytes())?;
     }
+    // Fragment shaders: their combiner configuration beside the .shbin, as command words
+    // (NAME.tev) and a citro3d header (NAME_texenv.h), NAME the output's stem for one
+    // fragment shader, each fragment shader's own for several.
+    let fragment_files = fragment_files(&output, &linked.fragments)?;
+    for (path, bytes) in &fragment_files {
+        if output == Path::new("-") {
+            break;
+        }
+        write_file(path, &shown, bytes)?;
+    }
     write_path(&output, &shown, &bytes)
+}
+
+/// The files a link's fragment shaders write beside `output`.
+fn fragment_files(
+    output: &Path,
+    fragments: &[spv2retro::picasso::LinkedFragment],
+) -> Result<Vec<(std::path::PathBuf, Vec<u8>)>, Failure> {
+    let mut out = Vec::new();
+    let dir = output.parent().unwrap_or(Path::new(""));
+    for f in fragments {
+        let stem_of = |p: &Path| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("shader");
+            name.split('.').next().unwrap_or(name).to_string()
+        };
+        let stem = if fragments.len() == 1 {
+            stem_of(output)
+        } else {
+            stem_of(Path::new(&f.input))
+        };
+        let prefix = backend_pica::fragment::text::c_identifier(&stem);
+        let header = f.compiled.c_header(&prefix, &f.input).unwrap_or_default();
+        out.push((dir.join(format!("{stem}.tev")), f.compiled.bytes.clone()));
+        out.push((dir.join(format!("{stem}_texenv.h")), header.into_bytes()));
+    }
+    Ok(out)
 }
 
 /// `sprite.v.pica` → `sprite.EXT`; `sprite.vert` → `sprite.EXT`.
