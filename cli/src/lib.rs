@@ -81,4 +81,7 @@ pub fn spirv_from_wgsl(text: &str) -> Result<Vec<u8>, Error> {
 }
 pub use frontend_spirv::entry::Stage;
 pub use machine::reflect::Reflection;
+/// The reflection's parts (inputs, outputs, uniforms, samplers, a fragment program's
+/// `texenv` …), for reading a [`Reflection`].
+pub use machine::reflect as reflect;
 pub use mir::{Diagnostic, Diagnostics, Fault};

@@ -60,3 +60,4 @@ pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;
 pub mod reference;
+pub mod tevgen;

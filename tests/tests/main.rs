@@ -49,6 +49,7 @@ mod pica_address_loads;
 mod pica_affine;
 mod pica_corpus;
 mod pica_counts;
+mod pica_fragment;
 mod pica_input_sums;
 mod pica_lane_packing;
 mod pica_limits;

@@ -59,15 +59,108 @@ fn invalid_input_exits_1_with_a_diagnostic() {
 }
 
 #[test]
-fn a_fragment_shader_is_not_a_pica_program() {
+fn a_fragment_shader_the_combiners_cannot_compute_is_refused_by_rule() {
+    // Phong shading normalizes vectors and raises to a power: no combiner function does.
     let path = fixture("glsl/phong.frag.spv");
     let out = run(PICA, &["--check", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error[pica.fragment]"), "{err}");
+    assert!(err.contains("normalize"), "{err}");
+}
+
+const SPRITE_VERT: &str = "#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 1) in vec2 st;
+layout(location = 2) in vec4 rgba;
+layout(location = 0) out vec2 uv;
+layout(location = 1) out vec4 vColor;
+layout(binding = 0) uniform M { mat4 mvp; };
+void main() { gl_Position = mvp * pos; uv = st; vColor = rgba; }
+";
+
+const SPRITE_FRAG: &str = "#version 450
+layout(location = 0) in vec2 uv;
+layout(location = 1) in vec4 vColor;
+layout(binding = 0) uniform sampler2D tex;
+layout(location = 0) out vec4 color;
+void main() {
+    vec4 c = texture(tex, uv) * vColor;
+    if (c.a < 0.5) discard;
+    color = c;
+}
+";
+
+#[test]
+fn spv2pica_writes_a_fragment_shaders_combiner_configuration() {
+    let dir = scratch("cli-pica-fragment");
+    let frag = dir.join("sprite.frag");
+    std::fs::write(&frag, SPRITE_FRAG).unwrap();
+    let f = frag.to_str().unwrap();
+    // The command words (the default), the listing and the C header.
+    let tev = dir.join("sprite.tev");
+    let out = run(PICA, &[f, "-o", tev.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let words: Vec<u32> = std::fs::read(&tev)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // Stage 0 is `texture0 * vColor` as the register documentation spells it; the alpha
+    // test keeps alpha >= 128 (GEQUAL = 7): enable | 7 << 4 | 128 << 8, to register 0x104.
+    assert_eq!(words[..6], [0x00030003, 0x804F00C0, 0, 0x00010001, 0xFFFFFFFF, 0]);
+    assert_eq!(words[words.len() - 2..], [0x8071, 0x000F0104]);
+    let out = run(PICA, &[f, "--emit", "asm", "-o", "-"], None);
+    let listing = String::from_utf8(out.stdout).unwrap();
     assert!(
-        stderr(&out).contains("no programmable fragment stage"),
-        "{}",
-        stderr(&out)
+        listing.contains("stage 0: rgb = modulate(texture0.rgb, primary.rgb)"),
+        "{listing}"
     );
+    let out = run(PICA, &[f, "--emit", "c", "-o", "-"], None);
+    let header = String::from_utf8(out.stdout).unwrap();
+    assert!(header.contains("static inline void sprite_texenv(void)"), "{header}");
+    assert!(header.contains("C3D_AlphaTest(true, GPU_GEQUAL, 128);"), "{header}");
+}
+
+#[test]
+fn spv2pica_links_a_vertex_and_a_fragment_shader() {
+    let dir = scratch("cli-pica-pair");
+    let vert = dir.join("sprite.vert");
+    let frag = dir.join("sprite.frag");
+    std::fs::write(&vert, SPRITE_VERT).unwrap();
+    std::fs::write(&frag, SPRITE_FRAG).unwrap();
+    let shbin = dir.join("sprite.shbin");
+    let reflect = dir.join("sprite.json");
+    let out = run(
+        PICA,
+        &[
+            "-o",
+            shbin.to_str().unwrap(),
+            vert.to_str().unwrap(),
+            frag.to_str().unwrap(),
+            "--reflect",
+            reflect.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(&std::fs::read(&shbin).unwrap()[..4], b"DVLB");
+    assert_eq!(std::fs::read(dir.join("sprite.tev")).unwrap().len(), 42 * 4);
+    let header = std::fs::read_to_string(dir.join("sprite_texenv.h")).unwrap();
+    assert!(header.contains("sprite_texenv(void)"), "{header}");
+    // The vertex outputs carry what the combiners read.
+    let json = std::fs::read_to_string(&reflect).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let semantic = |name: &str| {
+        v["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .map(|o| o["semantic"].as_str().unwrap().to_string())
+    };
+    assert_eq!(semantic("uv").as_deref(), Some("texcoord0"));
+    assert_eq!(semantic("vColor").as_deref(), Some("color"));
 }
 
 #[test]
