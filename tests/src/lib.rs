@@ -59,3 +59,4 @@ pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;
 pub mod reference;
+pub mod tev_oracle;
