@@ -60,4 +60,5 @@ pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;
 pub mod reference;
+pub mod tev_oracle;
 pub mod tevgen;

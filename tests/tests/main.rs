@@ -63,6 +63,7 @@ mod robustness;
 mod row_major_text;
 mod sampler_arrays;
 mod switch_fallthrough;
+mod tev_oracle;
 mod thirdparty_shaders;
 mod valid_corpus;
 mod valid_edge_cases;
