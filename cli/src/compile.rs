@@ -941,8 +941,7 @@ pub(crate) fn pica_vertex_options(
     // Every other location: dummy, so that no default semantic takes one the combiners
     // read.
     for l in 0..16 {
-        if !wanted.iter().any(|(x, _)| *x == l) && !options.semantics.iter().any(|(x, _)| *x == l)
-        {
+        if !wanted.iter().any(|(x, _)| *x == l) && !options.semantics.iter().any(|(x, _)| *x == l) {
             wanted.push((l, Semantic::Dummy));
         }
     }

@@ -80,8 +80,8 @@ pub fn spirv_from_wgsl(text: &str) -> Result<Vec<u8>, Error> {
     frontend_glsl::wgsl(text, "<input>").map_err(|r| Error::from_source(r, "<input>", text))
 }
 pub use frontend_spirv::entry::Stage;
-pub use machine::reflect::Reflection;
 /// The reflection's parts (inputs, outputs, uniforms, samplers, a fragment program's
 /// `texenv` …), for reading a [`Reflection`].
-pub use machine::reflect as reflect;
+pub use machine::reflect;
+pub use machine::reflect::Reflection;
 pub use mir::{Diagnostic, Diagnostics, Fault};

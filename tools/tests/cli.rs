@@ -108,7 +108,10 @@ fn spv2pica_writes_a_fragment_shaders_combiner_configuration() {
         .collect();
     // Stage 0 is `texture0 * vColor` as the register documentation spells it; the alpha
     // test keeps alpha >= 128 (GEQUAL = 7): enable | 7 << 4 | 128 << 8, to register 0x104.
-    assert_eq!(words[..6], [0x00030003, 0x804F00C0, 0, 0x00010001, 0xFFFFFFFF, 0]);
+    assert_eq!(
+        words[..6],
+        [0x00030003, 0x804F00C0, 0, 0x00010001, 0xFFFFFFFF, 0]
+    );
     assert_eq!(words[words.len() - 2..], [0x8071, 0x000F0104]);
     let out = run(PICA, &[f, "--emit", "asm", "-o", "-"], None);
     let listing = String::from_utf8(out.stdout).unwrap();
@@ -118,8 +121,14 @@ fn spv2pica_writes_a_fragment_shaders_combiner_configuration() {
     );
     let out = run(PICA, &[f, "--emit", "c", "-o", "-"], None);
     let header = String::from_utf8(out.stdout).unwrap();
-    assert!(header.contains("static inline void sprite_texenv(void)"), "{header}");
-    assert!(header.contains("C3D_AlphaTest(true, GPU_GEQUAL, 128);"), "{header}");
+    assert!(
+        header.contains("static inline void sprite_texenv(void)"),
+        "{header}"
+    );
+    assert!(
+        header.contains("C3D_AlphaTest(true, GPU_GEQUAL, 128);"),
+        "{header}"
+    );
 }
 
 #[test]

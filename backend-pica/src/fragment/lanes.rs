@@ -286,7 +286,13 @@ impl Lanes {
                 l.color = c;
                 l.color_span = f.def_inst(outs[0].value).map_or(block.span, |i| i.span);
             }
-            Terminator::Discard => l.kill = Some(Err(block.span)),
+            Terminator::Discard => {
+                // Every fragment is discarded: the colour does not matter.
+                let zero = l.node(Node::Num(0), block.span);
+                l.color = [zero; 4];
+                l.color_span = block.span;
+                l.kill = Some(Err(block.span));
+            }
             _ => return Err(("the program does not end".into(), block.span)),
         }
         Ok(l)

@@ -101,7 +101,12 @@ pub fn compile(module: &Module) -> Result<Fragment, Diagnostics> {
     let m = prepare_until(module, None)?;
     let l = Lanes::of(&m).map_err(|(why, span)| refuse(why, span))?;
     let names = |leaf: Leaf| leaf_name(&m, &l, leaf);
-    let at = |e: lanes::E| l.spans[e as usize];
+    // Where an expression is: its instruction, or where the colour is written when the
+    // instruction has no source line (a load of a varying).
+    let at = |e: lanes::E| {
+        let s = l.spans[e as usize];
+        if s.source.is_some() { s } else { l.color_span }
+    };
     let explain = |(why, e): select::Why| {
         let expr = select::describe(&l, e, &names, 4);
         let why = if matches!(l.nodes[e as usize], Node::Bad(_)) {
@@ -115,16 +120,25 @@ pub fn compile(module: &Module) -> Result<Fragment, Diagnostics> {
     let rgb = u.unify(&l.color[..3]).map_err(explain)?;
     let alpha = u.unify(&l.color[3..]).map_err(explain)?;
     let chosen = select::select(&rgb, &alpha).map_err(explain)?;
-    let placed = schedule::place(&chosen).map_err(|need| {
+    let placed = schedule::place(&chosen).map_err(|(rgb, alpha)| {
         refuse(
             format!(
-                "the colour needs {need} combiner stages or more; the PICA200 has 6 \
-                 (and stages 0-3 alone can keep a value for later in the combiner buffer)"
+                "the colour needs {rgb} RGB and {alpha} alpha combiner operations, which do not \
+                 fit the PICA200's 6 stages (one RGB and one alpha operation each; a value needed \
+                 two or more stages later must pass through the combiner buffer, which only \
+                 stages 0-3 write, and each stage has one constant colour)"
             ),
             l.color_span,
         )
     })?;
-    let alpha_test = alpha_test(&l, &alpha)?;
+    let alpha_test = alpha_test(&l, &alpha).map_err(|mut d| {
+        for x in &mut d.0 {
+            if x.span.is_some_and(|s| s.source.is_none()) {
+                x.span = Some(l.color_span);
+            }
+        }
+        d
+    })?;
     let texenv = build(&m, &l, &chosen, &placed, alpha_test)?;
     let words = words::words(&texenv);
     let reflection = reflect(&m, &texenv, &l);

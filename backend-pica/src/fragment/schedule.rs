@@ -23,8 +23,8 @@ pub struct Placement {
 /// The number of stages.
 pub const STAGES: usize = 6;
 
-/// Places `s`'s operations, or says how many stages they would need at least.
-pub fn place(s: &Selected) -> Result<Placement, usize> {
+/// Places `s`'s operations, or says how many RGB and alpha operations did not fit.
+pub fn place(s: &Selected) -> Result<Placement, (usize, usize)> {
     let n = s.ops.len();
     // Operations the roots read, directly or not.
     let mut live = vec![false; n];
@@ -77,7 +77,7 @@ pub fn place(s: &Selected) -> Result<Placement, usize> {
             });
         }
     }
-    Err(least.max(STAGES) + 1)
+    Err((per_group(Group::Rgb), per_group(Group::Alpha)))
 }
 
 struct Search<'a> {

@@ -395,6 +395,8 @@ struct Product<'g> {
 
 fn flatten_sum<'g>(g: &'g G, neg: bool, terms: &mut Vec<(bool, &'g G)>, k: &mut [f64]) {
     match &g.k {
+        // A `mix` stays one term: it is one INTERPOLATE, in [0, 1].
+        GK::Add(a, b) if mix_parts(a, b, k.len()).is_some() => terms.push((neg, g)),
         GK::Add(a, b) => {
             flatten_sum(a, neg, terms, k);
             flatten_sum(b, neg, terms, k);
@@ -411,6 +413,51 @@ fn flatten_sum<'g>(g: &'g G, neg: bool, terms: &mut Vec<(bool, &'g G)>, k: &mut 
         }
         _ => terms.push((neg, g)),
     }
+}
+
+/// `x + y` as `mix(a, b, t)`: `a + (b - a) * t` or `a * (1 - t) + b * t`, with `t` a
+/// product (its factors and coefficient, which must be in [0, 1]). Returns `(b, a, t)`.
+fn mix_parts<'g>(x: &'g G, y: &'g G, lanes: usize) -> Option<(&'g G, &'g G, Product<'g>)> {
+    for (a, other) in [(x, y), (y, x)] {
+        let p = product(other, lanes);
+        if p.coefficient.iter().any(|c| !within(*c, *c)) {
+            continue;
+        }
+        for (i, f) in p.factors.iter().enumerate() {
+            let Some((b, a2)) = difference(f) else {
+                continue;
+            };
+            if a2 != a {
+                continue;
+            }
+            let mut t = Product {
+                factors: p.factors.clone(),
+                coefficient: p.coefficient.clone(),
+            };
+            t.factors.remove(i);
+            return Some((b, a, t));
+        }
+    }
+    let (px, py) = (product(x, lanes), product(y, lanes));
+    if all(&px.coefficient, 1.0) && all(&py.coefficient, 1.0) {
+        for (pa, pb) in [(&px, &py), (&py, &px)] {
+            if pa.factors.len() != 2 || pb.factors.len() != 2 {
+                continue;
+            }
+            for (i, f) in pa.factors.iter().enumerate() {
+                let Some(t) = one_minus_of(f) else { continue };
+                let Some(j) = pb.factors.iter().position(|h| *h == t) else {
+                    continue;
+                };
+                let weight = Product {
+                    factors: vec![t],
+                    coefficient: vec![1.0; lanes],
+                };
+                return Some((pb.factors[1 - j], pa.factors[1 - i], weight));
+            }
+        }
+    }
+    None
 }
 
 fn flatten_product<'g>(g: &'g G, p: &mut Product<'g>) {
@@ -498,7 +545,14 @@ impl Select {
     /// The operation computing `g` in `group`, made so that its result is the group's
     /// value (a plain operand becomes a REPLACE).
     pub fn root(&mut self, g: &G, group: Group) -> Result<usize, Why> {
-        let a = self.value(g, group)?;
+        // A constant colour: the framebuffer clamps it, so its bytes may too.
+        let a = match &g.k {
+            GK::Num(bits) => {
+                let v: Vec<f64> = nums(bits).iter().map(|x| x.clamp(0.0, 1.0)).collect();
+                self.constant(&v, group, g.at)?
+            }
+            _ => self.value(g, group)?,
+        };
         match a.r {
             Ref::Op(k) if a.sel == Sel::Own && !a.one_minus => Ok(k),
             _ => self.push(group, Func::Replace, vec![a], 1, g.at),
@@ -558,7 +612,8 @@ impl Select {
                 } else {
                     (y, x)
                 };
-                let (vlo, vhi) = interval(v);
+                let probe = self.value(v, group)?;
+                let (vlo, vhi) = (probe.lo, probe.hi);
                 let saturates = if is_min {
                     bound(other, 1.0) && vlo >= 0.0
                 } else {
@@ -646,14 +701,19 @@ impl Select {
             if within(a.lo, a.hi) {
                 continue;
             }
-            let saturating_sum = a.lo >= -1e-9
-                && match func {
-                    Func::Add => true,
-                    Func::MultiplyAdd => k == 2,
-                    Func::AddMultiply => k < 2,
-                    _ => false,
-                }
-                && !a.one_minus;
+            // Where the combiner's own clamping of this operand changes nothing: a term of a
+            // saturating sum above 1, what is subtracted when above 1 (the difference is
+            // below 0 either way), and what is subtracted from when below 0.
+            let saturating_sum = !a.one_minus
+                && ((a.lo >= -1e-9
+                    && match func {
+                        Func::Add => true,
+                        Func::MultiplyAdd => k == 2,
+                        Func::AddMultiply => k < 2,
+                        Func::Subtract => k == 1,
+                        _ => false,
+                    })
+                    || (a.hi <= 1.0 + 1e-9 && func == Func::Subtract && k == 0));
             if !saturating_sum {
                 return Err((
                     format!(
@@ -693,8 +753,10 @@ impl Select {
         Ok(self.ops.len() - 1)
     }
 
-    fn op_arg(&mut self, k: usize, lo: f64, hi: f64, at: E) -> Arg {
-        let _ = &self.ops[k];
+    /// An operand reading operation `k`'s result, whose GLSL interval follows from its
+    /// function and its operands' intervals.
+    fn op_arg(&mut self, k: usize, at: E) -> Arg {
+        let (lo, hi) = op_interval(&self.ops[k]);
         Arg {
             r: Ref::Op(k),
             sel: Sel::Own,
@@ -707,33 +769,35 @@ impl Select {
 
     fn sum(&mut self, g: &G, group: Group) -> Result<Arg, Why> {
         let n = Self::lanes(group);
+        if let GK::Add(x, y) = &g.k {
+            if let Some(a) = self.mix(x, y, group, g)? {
+                return Ok(a);
+            }
+        }
         let mut terms = Vec::new();
         let mut k = vec![0.0; n];
         flatten_sum(g, false, &mut terms, &mut k);
-        let (lo, hi) = interval(g);
         let mut pos: Vec<Term> = Vec::new();
-        let mut neg: Vec<&G> = Vec::new();
+        let mut neg: Vec<Term> = Vec::new();
         for (is_neg, t) in &terms {
             if *is_neg {
-                neg.push(t);
+                neg.push(Term::G(t));
             } else {
                 pos.push(Term::G(t));
             }
         }
-        // 1 - x: an operand.
-        if all(&k, 1.0) && neg.len() == 1 {
-            let mut a = self.value(neg[0], group)?;
-            if !within(a.lo, a.hi) {
-                return Err(self.range(neg[0], a.lo, a.hi));
-            }
-            a.one_minus = !a.one_minus;
-            (a.lo, a.hi) = (1.0 - a.hi, 1.0 - a.lo);
-            a.at = g.at;
-            if pos.is_empty() {
+        // `1 - x` is an operand: a constant 1 and a subtracted term make one, and so do a
+        // constant -1 and an added term (`x - 1` is `-(1 - x)`).
+        if all(&k, 1.0) && !neg.is_empty() {
+            let a = self.one_minus(&neg.remove(0), group, g)?;
+            if pos.is_empty() && neg.is_empty() {
                 return Ok(a);
             }
             pos.push(Term::Arg(a));
-            neg.clear();
+            k.iter_mut().for_each(|x| *x = 0.0);
+        } else if all(&k, -1.0) && !pos.is_empty() {
+            let a = self.one_minus(&pos.remove(0), group, g)?;
+            neg.push(Term::Arg(a));
             k.iter_mut().for_each(|x| *x = 0.0);
         }
         // x + y - 0.5: ADD_SIGNED.
@@ -746,32 +810,54 @@ impl Select {
                 args.push(self.constant(&vec![0.0; n], group, g.at)?);
             }
             let op = self.push(group, Func::AddSigned, args, 1, g.at)?;
-            return Ok(self.op_arg(op, lo, hi, g.at));
+            return Ok(self.op_arg(op, g.at));
+        }
+        // a + c * t with constants a and a + c in [0, 1] (`mix` of two constants, folded):
+        // INTERPOLATE [a + c, a, t].
+        if neg.is_empty() && pos.len() == 1 && k.iter().any(|x| x.abs() > 1e-9) {
+            if let Term::G(x) = &pos[0] {
+                let p = product(x, n);
+                let b: Vec<f64> = k.iter().zip(&p.coefficient).map(|(a, c)| a + c).collect();
+                if !p.factors.is_empty()
+                    && p.coefficient.iter().any(|c| *c < 0.0)
+                    && b.iter().chain(&k).all(|v| within(*v, *v))
+                {
+                    let weight = Product {
+                        factors: p.factors.clone(),
+                        coefficient: vec![1.0; n],
+                    };
+                    let t = self.weight(weight, group, g)?;
+                    let b = self.constant(&b, group, g.at)?;
+                    let a = self.constant(&k, group, g.at)?;
+                    let op = self.push(group, Func::Interpolate, vec![b, a, t], 1, g.at)?;
+                    return Ok(self.op_arg(op, g.at));
+                }
+            }
+        }
+        // x + k with k of either sign, k + 0.5 in [0, 1]: ADD_SIGNED with a constant.
+        let shifted: Vec<f64> = k.iter().map(|x| x + 0.5).collect();
+        if neg.is_empty()
+            && pos.len() == 1
+            && k.iter().any(|x| *x < -1e-9)
+            && shifted.iter().all(|x| within(*x, *x))
+        {
+            let x = self.term(&pos[0], group)?;
+            let c = self.constant(&shifted, group, g.at)?;
+            let op = self.push(group, Func::AddSigned, vec![x, c], 1, g.at)?;
+            return Ok(self.op_arg(op, g.at));
         }
         if k.iter().any(|x| x.abs() > 1e-9) {
             if k.iter().all(|x| *x >= 0.0) {
                 pos.push(Term::Arg(self.constant(&k, group, g.at)?));
             } else if k.iter().all(|x| *x <= 0.0) {
                 let m: Vec<f64> = k.iter().map(|x| -x).collect();
-                let c = self.constant(&m, group, g.at)?;
-                if pos.is_empty() {
-                    return Err((
-                        "a value that is never positive: the combiners' values are in [0, 1]"
-                            .into(),
-                        g.at,
-                    ));
-                }
-                let p = self.positive_sum(pos, group, g)?;
-                return self.subtract(p, Term::Arg(c), neg, group, g);
+                neg.push(Term::Arg(self.constant(&m, group, g.at)?));
             } else {
                 return Err((
                     "a constant with positive and negative channels added to a colour".into(),
                     g.at,
                 ));
             }
-        }
-        if neg.is_empty() {
-            return self.positive_sum(pos, group, g);
         }
         if pos.is_empty() {
             return Err((
@@ -780,24 +866,27 @@ impl Select {
             ));
         }
         let p = self.positive_sum(pos, group, g)?;
-        let first = neg.remove(0);
-        self.subtract(p, Term::G(first), neg, group, g)
+        if neg.is_empty() {
+            return Ok(p);
+        }
+        let n = self.positive_sum(neg, group, g)?;
+        let op = self.push(group, Func::Subtract, vec![p, n], 1, g.at)?;
+        Ok(self.op_arg(op, g.at))
     }
 
-    fn subtract(
-        &mut self,
-        p: Arg,
-        first: Term,
-        rest: Vec<&G>,
-        group: Group,
-        g: &G,
-    ) -> Result<Arg, Why> {
-        let mut n = vec![first];
-        n.extend(rest.into_iter().map(Term::G));
-        let n = self.positive_sum(n, group, g)?;
-        let (lo, hi) = (p.lo - n.hi, p.hi - n.lo);
-        let op = self.push(group, Func::Subtract, vec![p, n], 1, g.at)?;
-        Ok(self.op_arg(op, lo, hi, g.at))
+    /// `1 - t` as an operand.
+    fn one_minus(&mut self, t: &Term, group: Group, g: &G) -> Result<Arg, Why> {
+        let mut a = self.term(t, group)?;
+        if !within(a.lo, a.hi) {
+            return Err(match t {
+                Term::G(x) => self.range(x, a.lo, a.hi),
+                Term::Arg(_) => self.range(g, a.lo, a.hi),
+            });
+        }
+        a.one_minus = !a.one_minus;
+        (a.lo, a.hi) = (1.0 - a.hi, 1.0 - a.lo);
+        a.at = g.at;
+        Ok(a)
     }
 
     fn term(&mut self, t: &Term, group: Group) -> Result<Arg, Why> {
@@ -830,7 +919,6 @@ impl Select {
             }
             Term::Arg(_) => false,
         });
-        let (mut lo, mut hi) = (0.0, 0.0);
         if let Some(i) = prod {
             let Term::G(x) = terms.remove(i) else {
                 unreachable!()
@@ -838,18 +926,15 @@ impl Select {
             let mut p = product(x, n);
             let (a, b) = self.two_factors(&mut p, group, x)?;
             let rest = self.positive_sum(terms, group, g)?;
-            let (plo, phi) = mul((a.lo, a.hi), (b.lo, b.hi));
-            lo += plo + rest.lo;
-            hi += phi + rest.hi;
             let op = self.push(group, Func::MultiplyAdd, vec![a, b, rest], 1, g.at)?;
-            return Ok(self.op_arg(op, lo, hi, g.at));
+            return Ok(self.op_arg(op, g.at));
         }
         let last = terms.pop().unwrap_or(Term::G(g));
         let first = self.positive_sum(terms, group, g)?;
         let last = self.term(&last, group)?;
-        let (lo, hi) = (first.lo + last.lo, first.hi + last.hi);
+
         let op = self.push(group, Func::Add, vec![first, last], 1, g.at)?;
-        Ok(self.op_arg(op, lo, hi, g.at))
+        Ok(self.op_arg(op, g.at))
     }
 
     /// A product's value as two operands (the first of them the product of all factors
@@ -866,9 +951,9 @@ impl Select {
         while args.len() > 2 {
             let b = args.remove(1);
             let a = args.remove(0);
-            let (lo, hi) = mul((a.lo, a.hi), (b.lo, b.hi));
+
             let op = self.push(group, Func::Modulate, vec![a, b], 1, g.at)?;
-            args.insert(0, self.op_arg(op, lo, hi, g.at));
+            args.insert(0, self.op_arg(op, g.at));
         }
         let _ = n;
         let b = args
@@ -882,60 +967,23 @@ impl Select {
 
     /// `mix(a, b, t)` as `a + (b - a) * t` or `a * (1 - t) + b * t`: INTERPOLATE [b, a, t].
     fn mix(&mut self, x: &G, y: &G, group: Group, g: &G) -> Result<Option<Arg>, Why> {
-        let n = Self::lanes(group);
-        for (a, other) in [(x, y), (y, x)] {
-            let p = product(other, n);
-            if !all(&p.coefficient, 1.0) {
-                continue;
-            }
-            for (i, f) in p.factors.iter().enumerate() {
-                let Some((b, a2)) = difference(f) else {
-                    continue;
-                };
-                if a2 != a {
-                    continue;
-                }
-                let mut t = p.factors.clone();
-                t.remove(i);
-                let t = self.factors_value(&t, group, g)?;
-                return self.interpolate(b, a, t, group, g).map(Some);
-            }
-        }
-        // a * (1 - t) + b * t
-        let (px, py) = (product(x, n), product(y, n));
-        if all(&px.coefficient, 1.0) && all(&py.coefficient, 1.0) {
-            for (pa, pb) in [(&px, &py), (&py, &px)] {
-                for (i, f) in pa.factors.iter().enumerate() {
-                    let Some(t) = one_minus_of(f) else { continue };
-                    let Some(j) = pb.factors.iter().position(|h| *h == t) else {
-                        continue;
-                    };
-                    if pa.factors.len() != 2 || pb.factors.len() != 2 {
-                        continue;
-                    }
-                    let a = pa.factors[1 - i];
-                    let b = pb.factors[1 - j];
-                    let t = self.value(t, group)?;
-                    return self.interpolate(b, a, t, group, g).map(Some);
-                }
-            }
-        }
-        Ok(None)
+        let Some((b, a, t)) = mix_parts(x, y, Self::lanes(group)) else {
+            return Ok(None);
+        };
+        let t = self.weight(t, group, g)?;
+        self.interpolate(b, a, t, group, g).map(Some)
     }
 
-    fn factors_value(&mut self, f: &[&G], group: Group, g: &G) -> Result<Arg, Why> {
-        match f {
-            [] => self.constant(&vec![1.0; Self::lanes(group)], group, g.at),
-            [one] => self.value(one, group),
+    /// A product's value as one operand (its coefficient in [0, 1]).
+    fn weight(&mut self, mut p: Product, group: Group, g: &G) -> Result<Arg, Why> {
+        let constant = !all(&p.coefficient, 1.0);
+        match (p.factors.as_slice(), constant) {
+            ([], _) => self.constant(&p.coefficient.clone(), group, g.at),
+            ([one], false) => self.value(one, group),
             _ => {
-                let mut p = Product {
-                    factors: f.to_vec(),
-                    coefficient: vec![1.0; Self::lanes(group)],
-                };
                 let (a, b) = self.two_factors(&mut p, group, g)?;
-                let (lo, hi) = mul((a.lo, a.hi), (b.lo, b.hi));
                 let op = self.push(group, Func::Modulate, vec![a, b], 1, g.at)?;
-                Ok(self.op_arg(op, lo, hi, g.at))
+                Ok(self.op_arg(op, g.at))
             }
         }
     }
@@ -943,13 +991,12 @@ impl Select {
     fn interpolate(&mut self, b: &G, a: &G, t: Arg, group: Group, g: &G) -> Result<Arg, Why> {
         let b = self.value(b, group)?;
         let a = self.value(a, group)?;
-        let (lo, hi) = (a.lo.min(b.lo), a.hi.max(b.hi));
+
         let op = self.push(group, Func::Interpolate, vec![b, a, t], 1, g.at)?;
-        Ok(self.op_arg(op, lo, hi, g.at))
+        Ok(self.op_arg(op, g.at))
     }
 
     fn product(&mut self, mut p: Product, group: Group, g: &G) -> Result<Arg, Why> {
-        let (lo, hi) = interval(g);
         if p.coefficient.iter().any(|c| *c < 0.0) {
             return Err((
                 "a product with a negative factor: the combiners' values are never negative".into(),
@@ -998,7 +1045,7 @@ impl Select {
                             let z = self.value(p.factors[1 - i], group)?;
                             let op =
                                 self.push(group, Func::AddMultiply, vec![x, y, z], scale, g.at)?;
-                            return Ok(self.op_arg(op, lo, hi, g.at));
+                            return Ok(self.op_arg(op, g.at));
                         }
                     }
                 }
@@ -1006,8 +1053,10 @@ impl Select {
         }
         let count = p.factors.len() + usize::from(!all(&p.coefficient, 1.0));
         if count == 1 && scale == 1 {
-            let f = p.factors[0];
-            return self.value(f, group);
+            return match p.factors.first() {
+                Some(f) => self.value(f, group),
+                None => self.constant(&p.coefficient.clone(), group, g.at),
+            };
         }
         if count == 1 {
             // x * 2 or x * 4: the scale of the stage computing x, or a scaled REPLACE.
@@ -1022,15 +1071,15 @@ impl Select {
                     op.at = g.at;
                     self.ops.push(op);
                     let k2 = self.ops.len() - 1;
-                    return Ok(self.op_arg(k2, lo, hi, g.at));
+                    return Ok(self.op_arg(k2, g.at));
                 }
             }
             let op = self.push(group, Func::Replace, vec![x], scale, g.at)?;
-            return Ok(self.op_arg(op, lo, hi, g.at));
+            return Ok(self.op_arg(op, g.at));
         }
         let (a, b) = self.two_factors(&mut p, group, g)?;
         let op = self.push(group, Func::Modulate, vec![a, b], scale, g.at)?;
-        Ok(self.op_arg(op, lo, hi, g.at))
+        Ok(self.op_arg(op, g.at))
     }
 
     /// Whether operation `k` is read by another operation.
@@ -1115,10 +1164,36 @@ impl Select {
         };
         let a = leaf_arg(self, lx);
         let b = leaf_arg(self, ly);
-        let (lo, hi) = interval(g);
+
         let op = self.push(group, Func::Dot3Rgb, vec![a, b], scale, g.at)?;
-        Ok(self.op_arg(op, lo, hi, g.at))
+        Ok(self.op_arg(op, g.at))
     }
+}
+
+/// The interval of what operation `op` computes, as GLSL computes it from its operands'
+/// values (before the stage's clamp).
+fn op_interval(op: &OpN) -> (f64, f64) {
+    let a = |i: usize| op.args.get(i).map_or((0.0, 1.0), |x| (x.lo, x.hi));
+    let add = |x: (f64, f64), y: (f64, f64)| (x.0 + y.0, x.1 + y.1);
+    let (lo, hi) = match op.func {
+        Func::Replace => a(0),
+        Func::Modulate => mul(a(0), a(1)),
+        Func::Add => add(a(0), a(1)),
+        Func::AddSigned => {
+            let s = add(a(0), a(1));
+            (s.0 - 0.5, s.1 - 0.5)
+        }
+        Func::Interpolate => (a(0).0.min(a(1).0), a(0).1.max(a(1).1)),
+        Func::Subtract => (a(0).0 - a(1).1, a(0).1 - a(1).0),
+        Func::Dot3Rgb | Func::Dot3Rgba => (-3.0, 3.0),
+        Func::MultiplyAdd => add(mul(a(0), a(1)), a(2)),
+        Func::AddMultiply => {
+            let s = add(a(0), a(1));
+            mul((s.0.min(1.0), s.1.min(1.0)), a(2))
+        }
+    };
+    let k = f64::from(op.scale);
+    (lo * k, hi * k)
 }
 
 /// `g` as `k * leaf.channel + m` (a scalar expression).
