@@ -264,8 +264,13 @@ impl Shaders {
                     let mut found = Vec::new();
                     walk(path, &mut found)?;
                     found.sort();
-                    jobs.extend(
+                    let found = if options.target == Target::Pica {
+                        pica_pairs(found)
+                    } else {
                         sets(found)
+                    };
+                    jobs.extend(
+                        found
                             .into_iter()
                             .map(|paths| (None, paths, options.clone())),
                     );
@@ -305,6 +310,17 @@ impl Shaders {
             }
             let program = out_dir.join(format!("{module}.{}", made.extension));
             write(&program, &made.bytes)?;
+            // A linked fragment shader's command words beside the .shbin.
+            if let Some(l) = &made.linked {
+                for (k, f) in l.fragments.iter().enumerate() {
+                    let name = if k == 0 {
+                        format!("{module}.tev")
+                    } else {
+                        format!("{module}_{}.tev", k + 1)
+                    };
+                    write(&out_dir.join(name), &f.compiled.bytes)?;
+                }
+            }
             let reflection = match &made.compiled {
                 Some(c) => {
                     let file = out_dir.join(format!("{module}.json"));
@@ -395,6 +411,39 @@ fn sets(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
     jobs
 }
 
+/// A PICA200 shader directory's jobs: [`sets`], with each fragment shader `X.frag` (or
+/// `X.frag.glsl`, `X.fs`, …) linked after the vertex shader of the same stem, so that the
+/// vertex outputs carry the semantics its combiners read.
+fn pica_pairs(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
+    let stem = |p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stem = name.split('.').next().unwrap_or(name);
+        p.with_file_name(stem)
+    };
+    let stage = |p: &Path| Source::from_path(p).ok().and_then(|s| s.stage());
+    let mut jobs = sets(found);
+    let fragments: Vec<usize> = (0..jobs.len())
+        .filter(|k| jobs[*k].len() == 1 && stage(&jobs[*k][0]) == Some(Stage::Fragment))
+        .collect();
+    let mut taken = Vec::new();
+    for k in fragments {
+        let f = jobs[k][0].clone();
+        let vertex = (0..jobs.len()).find(|v| {
+            *v != k && stem(&jobs[*v][0]) == stem(&f) && stage(&jobs[*v][0]) == Some(Stage::Vertex)
+        });
+        if let Some(v) = vertex {
+            jobs[v].push(f);
+            taken.push(k);
+        }
+    }
+    let mut k = 0;
+    jobs.retain(|_| {
+        k += 1;
+        !taken.contains(&(k - 1))
+    });
+    jobs
+}
+
 /// Makes one job: a picasso link, AGALMiniAssembler text, or one compiled shader.
 fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
     let extension = |p: &Path| {
@@ -440,6 +489,7 @@ fn make(paths: &[PathBuf], options: &Options) -> Result<Made, Error> {
     Ok(Made {
         bytes: compiled.bytes.clone(),
         extension: match compiled.target {
+            Target::Pica if compiled.stage == Stage::Fragment => "tev",
             Target::Pica => "shbin",
             Target::Agal => "agal",
         },
@@ -594,6 +644,11 @@ fn rust_module(shaders: &[Output]) -> String {
     for out in shaders {
         let what = match (&out.compiled, &out.linked) {
             (Some(c), _) => match c.target {
+                Target::Pica if c.stage == Stage::Fragment => {
+                    "PICA200 fragment stage: the texture combiners' configuration (`BYTES` are \
+                     GPU command words for `GPUCMD_AddRawCommands`; `texenv` has them typed)"
+                        .to_string()
+                }
                 Target::Pica => "PICA200 vertex program (.shbin, for `DVLB_ParseFile`)".to_string(),
                 Target::Agal => format!(
                     "AGAL {} {} program (for `Program3D.upload`)",
@@ -628,9 +683,17 @@ fn rust_module(shaders: &[Output]) -> String {
         );
         if let Some(c) = &out.compiled {
             compiled_items(&mut s, c, out.reflection.as_deref());
+            if let Some(t) = c.texenv() {
+                texenv_items(&mut s, t, &out.source.display().to_string());
+            }
         }
         if let Some(l) = &out.linked {
             linked_items(&mut s, l);
+            for f in &l.fragments {
+                if let Some(t) = f.compiled.texenv() {
+                    texenv_items(&mut s, t, &f.input);
+                }
+            }
         }
         if out.compiled.is_none() && out.linked.is_none() {
             // AGALMiniAssembler text names no uniforms: every register is the author's.
@@ -750,6 +813,100 @@ fn compiled_items(s: &mut String, c: &Compiled, reflection: Option<&Path>) {
         }
         *s += "    ];\n";
     }
+}
+
+/// A fragment shader's combiner configuration as typed constants: a `texenv` submodule
+/// with the command words, each stage's register words (citro3d's `C3D_TexEnv` in memory),
+/// the buffer and alpha-test words, the texture units, and the stages each uniform colours.
+fn texenv_items(s: &mut String, t: &backend_pica::fragment::config::TexEnv, source: &str) {
+    use backend_pica::fragment::config::{AlphaTest, Color, TextureKind};
+    let words = backend_pica::fragment::words::words(t);
+    let _ = writeln!(
+        s,
+        "    /// The texture combiners of `{source}` (see docs/conventions.md, \"The 3DS \
+         fragment stage\").
+    pub mod texenv {{"
+    );
+    let list = |w: &[u32]| {
+        w.iter()
+            .map(|x| format!("0x{x:08X}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        s,
+        "        /// The GPU command list that sets all six stages, the buffer and the alpha \
+         test (for `GPUCMD_AddRawCommands`).
+        pub static WORDS: [u32; {}] = [{}];",
+        words.len(),
+        list(&words)
+    );
+    *s += "        /// Each stage's registers SOURCE, OPERAND, COMBINER, COLOR, SCALE: citro3d's            `C3D_TexEnv` as it lies in memory.
+        pub const STAGES: [[u32; 5]; 6] = [
+";
+    for st in &t.stages {
+        let _ = writeln!(s, "            [{}],", list(&st.words()));
+    }
+    *s += "        ];
+";
+    let mask = |alpha: bool| {
+        t.stages
+            .iter()
+            .take(4)
+            .enumerate()
+            .filter(|(_, x)| if alpha { x.update_alpha } else { x.update_rgb })
+            .fold(0u8, |m, (k, _)| m | 1 << k)
+    };
+    let _ = writeln!(
+        s,
+        "        /// `C3D_TexEnvBufUpdate` masks (bit k = stage k): RGB, then alpha.
+                 pub const BUFFER_UPDATE: (u8, u8) = (0x{:X}, 0x{:X});
+        ///          `C3D_TexEnvBufColor`.
+        pub const BUFFER_COLOR: u32 = 0x{:08X};
+        ///          GPUREG_FRAGOP_ALPHA_TEST: enable | function << 4 | reference << 8 (`C3D_AlphaTest`'s          three arguments).
+        pub const ALPHA_TEST: u32 = 0x{:08X};",
+        mask(false),
+        mask(true),
+        u32::from_le_bytes(t.buffer_color),
+        AlphaTest::word(t.alpha_test)
+    );
+    *s += "        /// Texture units: unit, sampler, whether a cube map.
+        pub const TEXTURES: &[(u8, &str, bool)] = &[
+";
+    for u in &t.textures {
+        let _ = writeln!(
+            s,
+            "            ({}, {:?}, {}),",
+            u.unit,
+            u.sampler,
+            u.kind == TextureKind::Cube
+        );
+    }
+    *s += "        ];
+";
+    *s += "        /// Uniforms that are stage colours (set with `C3D_TexEnvColor`): name and the            stages.
+        pub const COLORS: &[(&str, &[u8])] = &[
+";
+    let mut done: Vec<&str> = Vec::new();
+    for st in &t.stages {
+        if let Color::Uniform { name, .. } = &st.color {
+            if done.contains(&name.as_str()) {
+                continue;
+            }
+            done.push(name);
+            let stages: Vec<String> = t
+                .stages
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| matches!(&x.color, Color::Uniform { name: n, .. } if n == name))
+                .map(|(k, _)| k.to_string())
+                .collect();
+            let _ = writeln!(s, "            ({name:?}, &[{}]),", stages.join(", "));
+        }
+    }
+    *s += "        ];
+    }
+";
 }
 
 /// A linked program's items: the vertex shaders' uniforms (one space, as picasso's header

@@ -8,10 +8,10 @@ use test_kit::{fixture, scratch};
 
 #[test]
 fn a_target_limit_is_an_error_value() {
-    // A fragment shader for the PICA200, and garbage: errors, not panics.
+    // Phong shading for the PICA200's texture combiners, and garbage: errors, not panics.
     let bytes = std::fs::read(fixture("glsl/phong.frag.spv")).unwrap();
     let err = compile(Source::spirv(&bytes), &Options::pica()).unwrap_err();
-    assert!(err.to_string().contains("error[entry.select]"), "{err}");
+    assert!(err.to_string().contains("error[pica.fragment]"), "{err}");
     let err = compile(Source::spirv(&[1, 2, 3, 4, 5]), &Options::pica()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Rejected);
 }
@@ -134,6 +134,47 @@ fn a_uniform_without_a_name_gets_its_registers_name_in_the_module() {
     assert!(module.contains("pub const C0: Uniform"), "{module}");
     assert!(module.contains("(\"\", C0),"), "{module}");
     assert!(!module.contains("pub const _:"), "{module}");
+}
+
+#[test]
+fn the_build_helper_pairs_a_pica_vertex_and_fragment_shader_of_one_name() {
+    let out = scratch("build-pica-pair");
+    let src = out.join("shaders");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("lit.vert"),
+        "#version 450\nlayout(location = 0) in vec4 p;\nlayout(location = 1) in vec2 t;\n\
+         layout(location = 0) out vec2 uv;\nvoid main() { gl_Position = p; uv = t; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("lit.frag"),
+        "#version 450\nlayout(location = 0) in vec2 uv;\n\
+         layout(binding = 0) uniform sampler2D tex;\nlayout(binding = 1) uniform M { vec4 tint; };\n\
+         layout(location = 0) out vec4 color;\n\
+         void main() { color = texture(tex, uv) * tint; }\n",
+    )
+    .unwrap();
+    let outputs = Shaders::new()
+        .dir(&src, Options::pica())
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let names: Vec<&str> = outputs.shaders.iter().map(|s| s.module.as_str()).collect();
+    assert_eq!(names, ["lit"], "one program of the pair");
+    assert_eq!(&std::fs::read(out.join("lit.shbin")).unwrap()[..4], b"DVLB");
+    let tev = std::fs::read(out.join("lit.tev")).unwrap();
+    assert_eq!(tev.len(), 42 * 4);
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub mod texenv {"), "{module}");
+    assert!(module.contains("(\"tint\", &[0]),"), "{module}");
+    assert!(module.contains("(0, \"tex\", false),"), "{module}");
+    // The words in the module are the file's.
+    let first = u32::from_le_bytes([tev[0], tev[1], tev[2], tev[3]]);
+    assert!(
+        module.contains(&format!("pub static WORDS: [u32; 42] = [0x{first:08X},")),
+        "{module}"
+    );
 }
 
 #[test]

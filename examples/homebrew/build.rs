@@ -15,6 +15,13 @@ fn main() -> Result<(), spv2retro::Error> {
             ["shaders/sprite.vert", "shaders/sprite.g.pica"],
             Options::pica(),
         )
+        // A lit, textured mesh: the fragment shader becomes the texture combiners'
+        // configuration, and the vertex outputs get the semantics it reads.
+        .linked(
+            "textured",
+            ["shaders/textured.vert", "shaders/textured.frag"],
+            Options::pica(),
+        )
         // A Stage3D pair, for an AIR port of the same game.
         .shader(
             "shaders/stage3d/sprite_vs.vert",

@@ -260,4 +260,67 @@ fn the_homebrew_example_builds_offline_and_its_outputs_agree() {
     let tint = std::fs::read(out_dir.join("tint.agal")).unwrap();
     backend_agal::validate(&tint, backend_agal::Profile::Baseline).expect("Flash's rules");
     assert!(stdout.contains("program tint 55 bytes"), "{stdout}");
+
+    // The textured mesh: a GLSL vertex + fragment pair. The fragment shader's combiner words
+    // are beside the .shbin; the register documentation's decoder reads them as `texture *
+    // shade * tint` with the alpha test, and the stages the program prints (its typed
+    // constants) are the same registers.
+    let words: Vec<u32> = std::fs::read(out_dir.join("textured.tev"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let config = tests::tev_oracle::Config::from_words(&words).expect("the words decode");
+    let regs = tests::tev_oracle::registers(&words, &tests::tev_oracle::citro3d_registers())
+        .expect("the words decode");
+    for (k, base) in [0x0C0u16, 0x0C8, 0x0D0, 0x0D8, 0x0F0, 0x0F8]
+        .iter()
+        .enumerate()
+    {
+        let printed: Vec<String> = (0..5)
+            .map(|i| format!("{:08x}", regs[&(base + i)]))
+            .collect();
+        let line = format!("texenv textured stage {k} {}", printed.join(" "));
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("texenv textured color tint stages [1]"),
+        "{stdout}"
+    );
+    // GEQUAL (7) 128: `c.a < 0.5` discards.
+    assert_eq!(config.alpha_test, Some((7, 128)));
+    let texel = [200u8, 100, 50, 255];
+    let shade = [128u8, 128, 128, 255];
+    let tint = [255u8, 255, 0, 255];
+    let mut config = config;
+    config.stages[1].color = tint;
+    let got =
+        tests::tev_oracle::evaluate(&config, shade, [texel, [0; 4], [0; 4], [0; 4]]).expect("kept");
+    let want: [f32; 4] = std::array::from_fn(|i| {
+        f32::from(texel[i]) * f32::from(shade[i]) * f32::from(tint[i]) / (255.0 * 255.0)
+    });
+    for i in 0..4 {
+        assert!(
+            (f32::from(got[i]) - want[i]).abs() <= 2.0,
+            "lane {i}: {got:?} vs {want:?}"
+        );
+    }
+    // The vertex outputs carry what the combiners read: uv is texcoord0, shade is color.
+    let shbin = std::fs::read(out_dir.join("textured.shbin")).unwrap();
+    let bin = backend_pica::shbin::read(&shbin).expect("the .shbin reads");
+    let r = reflection_of_linked(&bin);
+    assert!(r.contains(&"texcoord0".to_string()), "{r:?}");
+    assert!(r.contains(&"color".to_string()), "{r:?}");
+}
+
+/// The semantics a `.shbin`'s first DVLE outputs.
+fn reflection_of_linked(bin: &backend_pica::ShaderBinary) -> Vec<String> {
+    bin.dvles[0]
+        .outputs
+        .iter()
+        .map(|o| o.semantic.name().to_string())
+        .collect()
 }

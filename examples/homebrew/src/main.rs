@@ -73,4 +73,22 @@ fn main() {
     for (register, value) in shaders::sprite_fs::CONSTANTS {
         println!("constant sprite_fs fc{register} {value:?}");
     }
+    // The textured mesh's fragment stage: on the console, each stage's five words are a
+    // C3D_TexEnv (`*C3D_GetTexEnv(k) = transmute(STAGES[k])`), or WORDS go to
+    // GPUCMD_AddRawCommands.
+    let texenv = &shaders::textured::texenv::STAGES;
+    for (k, words) in texenv.iter().enumerate() {
+        println!(
+            "texenv textured stage {k} {}",
+            words.map(|w| format!("{w:08x}")).join(" ")
+        );
+    }
+    println!(
+        "texenv textured alpha_test {:08x} words {}",
+        shaders::textured::texenv::ALPHA_TEST,
+        shaders::textured::texenv::WORDS.len()
+    );
+    for (name, stages) in shaders::textured::texenv::COLORS {
+        println!("texenv textured color {name} stages {stages:?}");
+    }
 }
