@@ -417,6 +417,9 @@ fn matrix_size(type_name: &str) -> Option<(usize, usize)> {
 #[derive(Clone, Copy)]
 struct Case {
     seed: u64,
+    /// Float uniforms in [0.05, 0.95] as inputs are (the combiners' colours are bytes),
+    /// rather than in [0.25, 1.25].
+    unit: bool,
     /// Relative nudge of every input and uniform (0 for the case itself): a nearby case, to
     /// see whether a lane's value hinges on rounding.
     nudge: f32,
@@ -433,6 +436,7 @@ impl Case {
             // Inputs (`x`): texture coordinates, colours, positions; uniforms: positive, away
             // from 0 (sizes and strengths are divided by).
             'x' => rng.float(0.05, 0.95) * (1.0 + self.nudge),
+            _ if self.unit => rng.float(0.05, 0.95) * (1.0 + self.nudge),
             _ => rng.float(0.25, 1.25) * (1.0 + self.nudge),
         }
     }
@@ -849,6 +853,7 @@ fn engine_shaders_compute_what_glslangs_spirv_computes() {
             let mut draw = 0u64;
             while good < CASES && draw < (CASES + REDRAWS) as u64 {
                 let case = Case {
+                    unit: false,
                     seed: hash(&what, draw),
                     nudge: 0.0,
                 };
@@ -910,6 +915,7 @@ fn engine_shaders_compute_what_glslangs_spirv_computes() {
                     continue;
                 }
                 let near = Case {
+                    unit: false,
                     nudge: if a.target == Target::Pica { 3e-5 } else { 1e-5 },
                     ..case
                 };
@@ -980,3 +986,177 @@ fn engine_shaders_compute_what_glslangs_spirv_computes() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Fragment shaders on the PICA200's texture combiners: every engine fragment text is
+/// compiled for them; a refusal must be by rule (the combiners' own, `pica.fragment`, or the
+/// front end's), never an internal error; and each compiled configuration, read back by the
+/// register documentation's decoder (`tests::tev_oracle`), colours fragments as the same text
+/// compiled for AGAL computes in floats (the Stage3D simulator, an independent path), with
+/// varyings, uniforms and textures in [0, 1]: within (1 + stages) · scale / 255 per lane,
+/// and the same discards (away from the alpha test's edge).
+#[test]
+fn engine_fragment_shaders_on_the_combiners() {
+    use tests::tev_oracle::{self as oracle, Config};
+    let shaders = manifest();
+    let mut compiled = 0;
+    let mut refusals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    let fragments: Vec<&Shader> = shaders
+        .iter()
+        .filter(|s| s.stage == Stage::Fragment)
+        .collect();
+    for sh in &fragments {
+        let options = Options::pica().stage(Stage::Fragment);
+        let source = Source::glsl(&sh.text, Stage::Fragment).named(&sh.file);
+        let pica = match catch_unwind(AssertUnwindSafe(|| compile(&source, &options))) {
+            Err(_) => {
+                failures.push(format!("{}: panicked", sh.file));
+                continue;
+            }
+            Ok(Err(e)) => {
+                let shown = e.to_string();
+                let rule = shown
+                    .split("error[")
+                    .nth(1)
+                    .and_then(|r| r.split(']').next())
+                    .unwrap_or("?")
+                    .to_string();
+                if e.kind() == ErrorKind::Internal
+                    || ![
+                        "pica.fragment",
+                        "naga.glsl",
+                        "glsl.classic",
+                        "lower.integer",
+                        "lower.interface",
+                    ]
+                    .contains(&rule.as_str())
+                {
+                    failures.push(format!("{}: refused by {rule}: {shown}", sh.file));
+                }
+                let first = shown.lines().next().unwrap_or("").to_string();
+                refusals.entry(rule).or_default().push(first);
+                continue;
+            }
+            Ok(Ok(c)) => c,
+        };
+        compiled += 1;
+        let Ok(agal) = compile(
+            &source,
+            &Options::agal(Profile::StandardExtended).stage(Stage::Fragment),
+        ) else {
+            continue;
+        };
+        let t = pica.texenv().expect("texenv").clone();
+        let words: Vec<u32> = pica
+            .bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let scale = t
+            .stages
+            .iter()
+            .map(|s| s.rgb.scale.max(s.alpha.scale))
+            .max()
+            .unwrap_or(1) as f32;
+        let tolerance = (1.0 + t.stages_used() as f32) * scale / 255.0 + 1e-4;
+        for seed in 0..8u64 {
+            let case = Case {
+                seed,
+                unit: true,
+                nudge: 0.0,
+            };
+            let Ok((outputs, discarded)) = run(&agal, &case) else {
+                failures.push(format!("{}: the AGAL program does not run", sh.file));
+                break;
+            };
+            let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+            let input = |name: &str| case.input(name);
+            let primary = t.color.as_ref().map_or([0; 4], |(n, _)| input(n).map(byte));
+            let mut units = [[0u8; 4]; 4];
+            for u in &t.textures {
+                let f = Formula {
+                    cube: u.kind == backend_pica::fragment::config::TextureKind::Cube,
+                    phase: (hash(&u.sampler, 7) % 1000) as f32 / 250.0,
+                };
+                let texel = f.exact(input(&u.varying), 0.0).expect("exact");
+                units[u.unit as usize] = texel.map(byte);
+            }
+            // The uniforms that are stage colours, as the application sets them.
+            let mut w = words.clone();
+            for (k, st) in t.stages.iter().enumerate() {
+                if let backend_pica::fragment::config::Color::Uniform { name, .. } = &st.color {
+                    let (lanes, kind) = pica
+                        .reflection
+                        .uniforms
+                        .iter()
+                        .find(|u| u.name == *name)
+                        .map_or((4, 'f'), |u| uniform_shape(&u.type_name));
+                    let v: [u8; 4] = std::array::from_fn(|i| {
+                        if i < lanes {
+                            byte(case.value(name, i, kind))
+                        } else {
+                            255
+                        }
+                    });
+                    let base = [0x0C0u32, 0x0C8, 0x0D0, 0x0D8, 0x0F0, 0x0F8][k];
+                    w.extend([u32::from_le_bytes(v), 0x000F_0000 | (base + 3)]);
+                }
+            }
+            let config = Config::from_words(&w).expect("the words decode");
+            let got = oracle::evaluate(&config, primary, units);
+            let color = outputs.get("oc").cloned().unwrap_or_default();
+            compared += 1;
+            match (discarded, got) {
+                (true, None) => {}
+                (false, Some(g)) => {
+                    for (k, want) in color.iter().enumerate().take(4) {
+                        let have = f32::from(g[k]) / 255.0;
+                        if (have - want.clamp(0.0, 1.0)).abs() > tolerance {
+                            failures.push(format!(
+                                "{} case {seed} lane {k}: combiners {have}, AGAL {want}\n{}",
+                                sh.file, pica.listing
+                            ));
+                            break;
+                        }
+                    }
+                }
+                (d, g) => {
+                    // The alpha test compares a byte: at its edge the two may differ.
+                    let a = color.get(3).copied().unwrap_or(0.0);
+                    let edge = t
+                        .alpha_test
+                        .is_some_and(|x| (a * 255.0 - f32::from(x.reference)).abs() <= 2.0);
+                    if !edge {
+                        failures.push(format!(
+                            "{} case {seed}: AGAL discarded {d}, combiners {g:?}\n{}",
+                            sh.file, pica.listing
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "engine fragment shaders on the combiners: {compiled} of {} compiled, {compared} cases \
+         compared with AGAL",
+        fragments.len()
+    );
+    for (rule, lines) in &refusals {
+        eprintln!("  {} refused by {rule}, e.g. {}", lines.len(), lines[0]);
+        if std::env::var_os("ENGINE_FRAGMENT_REFUSALS").is_some() {
+            for l in lines {
+                eprintln!("    {l}");
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        compiled >= FLOOR_PICA_FRAGMENT,
+        "{compiled} compiled, floor {FLOOR_PICA_FRAGMENT}"
+    );
+}
+
+/// How many engine fragment texts the combiners compute, at least (raise it as the fragment
+/// compiler improves).
+const FLOOR_PICA_FRAGMENT: usize = 23;
