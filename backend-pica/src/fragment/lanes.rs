@@ -261,6 +261,20 @@ impl Lanes {
         }
         match &block.term {
             Terminator::Return(outs) => {
+                if m.outputs.len() > 1 {
+                    return Err((
+                        format!(
+                            "{} outputs ({}): the fragment stage writes one colour",
+                            m.outputs.len(),
+                            m.outputs
+                                .iter()
+                                .map(|o| o.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        block.span,
+                    ));
+                }
                 let mut color = None;
                 for (o, out) in outs.iter().zip(&m.outputs) {
                     if out.builtin.is_some() || out.location.unwrap_or(0) != 0 {

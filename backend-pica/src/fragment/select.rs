@@ -940,7 +940,6 @@ impl Select {
     /// A product's value as two operands (the first of them the product of all factors
     /// but the last); the coefficient must be in [0, 1].
     fn two_factors(&mut self, p: &mut Product, group: Group, g: &G) -> Result<(Arg, Arg), Why> {
-        let n = Self::lanes(group);
         let mut args: Vec<Arg> = Vec::new();
         if !all(&p.coefficient, 1.0) {
             args.push(self.constant(&p.coefficient.clone(), group, g.at)?);
@@ -951,11 +950,9 @@ impl Select {
         while args.len() > 2 {
             let b = args.remove(1);
             let a = args.remove(0);
-
             let op = self.push(group, Func::Modulate, vec![a, b], 1, g.at)?;
             args.insert(0, self.op_arg(op, g.at));
         }
-        let _ = n;
         let b = args
             .pop()
             .ok_or_else(|| ("an empty product".to_string(), g.at))?;
@@ -1147,12 +1144,11 @@ impl Select {
         let Some(scale) = scale else {
             return refuse(&format!("its factor is {total} of DOT3's, not 1, 2 or 4"));
         };
-        let leaf_arg = |s: &mut Self, leaf: Leaf| -> Arg {
+        let leaf_arg = |leaf: Leaf| -> Arg {
             let r = match leaf {
                 Leaf::Uniform(reg) => Ref::Const(Konst::Uniform(reg)),
                 l => Ref::Leaf(l),
             };
-            let _ = s;
             Arg {
                 r,
                 sel: Sel::Own,
@@ -1162,9 +1158,8 @@ impl Select {
                 at: g.at,
             }
         };
-        let a = leaf_arg(self, lx);
-        let b = leaf_arg(self, ly);
-
+        let a = leaf_arg(lx);
+        let b = leaf_arg(ly);
         let op = self.push(group, Func::Dot3Rgb, vec![a, b], scale, g.at)?;
         Ok(self.op_arg(op, g.at))
     }
