@@ -11,6 +11,12 @@
 //!   geometry program's `emitted` vertices;
 //! - `POST /api/preview`: `png` (base64).
 //!
+//! A fragment shader compiled for the PICA200 (`target` `pica`, `stage` `fragment`) is the
+//! texture combiners' configuration: its listing has a line per stage, its bytes are the GPU
+//! command list, `run` gives its colour (or says the alpha test discarded it) from its
+//! varyings and stage-colour uniforms, and `preview` shades the full-screen quad; textures
+//! are the built-in ones.
+//!
 //! Languages: `glsl`, `wgsl`, `spvasm` (SPIR-V assembly), `pica` (picasso source) and `agal`
 //! (AGALMiniAssembler text). Assembly has no names: its reflection names each register after
 //! itself (`v0`, `va1`, `o1`), and AGAL's constant file is one uniform, `vc` or `fc`, filled

@@ -5,13 +5,20 @@
 //! floats in the order its registers hold them); the literals an AGAL program needs are
 //! uploaded from the reflection's `constants` (a PICA200 `.shbin` carries its own). Unset
 //! inputs read zeros, unset uniforms zeros, except matrices, which read the identity, and
-//! uniforms the source gives a value (the reflection's `default`), which read it.
+//! uniforms the source gives a value (the reflection's `default`), which read it. Fragment
+//! programs sample the textures given by sampler binding, else the built-in ones.
+//!
+//! A PICA200 fragment program is the texture combiners' configuration (see
+//! [`crate::combiners`]): its inputs are its varyings, by name (the colour varying and the
+//! texture coordinates), its uniforms the stage colours, and its one output the colour the
+//! combiners compute.
 
 use backend_agal::sim as agal;
 use backend_pica::sim as pica;
 use machine::reflect::Reflection;
 
-use crate::Error;
+use crate::combiners::Combiners;
+use crate::{Error, texture};
 
 /// A compiled program: its bytes and its reflection.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +36,7 @@ pub struct Values {
     pub inputs: Vec<(String, Vec<f32>)>,
     /// Uniforms: as many floats as they hold.
     pub uniforms: Vec<(String, Vec<f32>)>,
-    /// Textures by sampler binding (AGAL fragment programs).
+    /// Textures by sampler binding (fragment programs).
     pub textures: Vec<(u32, agal::Image)>,
 }
 
@@ -64,7 +71,8 @@ pub struct Outputs {
     pub inputs: Vec<Value>,
     /// Every output (of a vertex or fragment program).
     pub outputs: Vec<Value>,
-    /// A fragment program discarded the fragment.
+    /// A fragment program discarded the fragment (its outputs are what it computed; for a
+    /// PICA200 fragment program, the colour the alpha test discarded).
     pub discarded: bool,
     /// A geometry program's vertices.
     pub emitted: Vec<Emitted>,
@@ -82,6 +90,7 @@ pub(crate) fn number(register: &str) -> Option<usize> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Pica,
+    PicaFragment,
     AgalVertex,
     AgalFragment,
 }
@@ -92,11 +101,13 @@ pub(crate) struct Loaded<'a> {
     pub kind: Kind,
     pica: Option<pica::Simulator>,
     agal: Option<backend_agal::Program>,
+    combiners: Option<Combiners>,
     /// PICA200 uniforms (floats and bools) / AGAL constants.
     pica_uniforms: pica::Uniforms,
     constants: Vec<[f32; 4]>,
     textures: Vec<(u32, agal::Image)>,
-    /// Register of each input, in the reflection's order.
+    /// Register of each input, in the reflection's order (for a PICA200 fragment program,
+    /// its index: its varyings are numbered in that order).
     pub input_registers: Vec<usize>,
 }
 
@@ -104,6 +115,7 @@ impl<'a> Loaded<'a> {
     pub fn new(program: Program<'a>, values: &Values) -> Result<Loaded<'a>, Error> {
         let r = program.reflection;
         let kind = match (r.target.as_str(), r.stage.as_str()) {
+            ("pica", "fragment") => Kind::PicaFragment,
             ("pica", _) => Kind::Pica,
             ("agal", "vertex") => Kind::AgalVertex,
             ("agal", "fragment") => Kind::AgalFragment,
@@ -118,9 +130,10 @@ impl<'a> Loaded<'a> {
             kind,
             pica: None,
             agal: None,
+            combiners: None,
             pica_uniforms: pica::Uniforms::default(),
             constants: vec![[0.0; 4]; 256],
-            textures: values.textures.clone(),
+            textures: Vec::new(),
             input_registers: Vec::new(),
         };
         match kind {
@@ -129,6 +142,11 @@ impl<'a> Loaded<'a> {
                     pica::Simulator::new(program.bytes)
                         .map_err(|e| Error::Program(format!("the .shbin does not load: {e}")))?,
                 );
+            }
+            Kind::PicaFragment => {
+                loaded.combiners = Some(Combiners::new(program, values)?);
+                loaded.input_registers = (0..r.inputs.len()).collect();
+                return Ok(loaded);
             }
             _ => {
                 loaded.agal =
@@ -140,6 +158,12 @@ impl<'a> Loaded<'a> {
                         if let Some(slot) = loaded.constants.get_mut(n) {
                             *slot = c.value;
                         }
+                    }
+                }
+                if kind == Kind::AgalFragment {
+                    loaded.textures = texture::bound(&values.textures, &r.samplers);
+                    if loaded.textures.is_empty() {
+                        loaded.textures.push((0, texture::builtin(0, false)));
                     }
                 }
             }
@@ -274,7 +298,7 @@ impl<'a> Loaded<'a> {
                     steps: None,
                 })
             }
-            Kind::AgalFragment => {
+            Kind::AgalFragment | Kind::PicaFragment => {
                 let out = self.fragment_quad([inputs; 4])?;
                 Ok(out.into_iter().next().expect("four"))
             }
@@ -315,7 +339,13 @@ impl<'a> Loaded<'a> {
 
     /// Runs a fragment program on a 2×2 quad of varying sets.
     pub fn fragment_quad(&self, varyings: [&[[f32; 4]]; 4]) -> Result<[Raw; 4], Error> {
-        let program = self.agal.as_ref().expect("loaded");
+        if let Some(c) = &self.combiners {
+            return Ok(varyings.map(|v| c.raw(v)));
+        }
+        let program = self
+            .agal
+            .as_ref()
+            .ok_or_else(|| Error::Program("not a fragment program".into()))?;
         let textures: Vec<&dyn agal::Texture> = {
             let top = self
                 .textures
@@ -363,7 +393,8 @@ impl<'a> Loaded<'a> {
 /// Registers a run wrote.
 #[derive(Clone, Debug)]
 pub(crate) struct Raw {
-    /// `o0…` (PICA200), the varyings `v0…` (AGAL vertex), `oc0…oc3` then `od` (AGAL fragment).
+    /// `o0…` (PICA200), the varyings `v0…` (AGAL vertex), `oc0…oc3` then `od` (AGAL fragment),
+    /// the colour (PICA200 fragment).
     pub outputs: Vec<[f32; 4]>,
     /// `op` (AGAL vertex).
     pub position: Option<[f32; 4]>,
@@ -390,6 +421,7 @@ fn output_of(kind: Kind, raw: &Raw, register: &str) -> [f32; 4] {
         (Kind::AgalVertex, "op") => raw.position.unwrap_or_default(),
         (Kind::AgalFragment, "oc") => raw.outputs[0],
         (Kind::AgalFragment, "od") => raw.outputs[4],
+        (Kind::PicaFragment, _) => raw.outputs[0],
         _ => number(register)
             .and_then(|n| raw.outputs.get(n).copied())
             .unwrap_or_default(),
@@ -409,7 +441,7 @@ fn masked(value: [f32; 4], mask: &str) -> [f32; 4] {
     })
 }
 
-fn list<'s>(names: impl Iterator<Item = &'s str>) -> String {
+pub(crate) fn list<'s>(names: impl Iterator<Item = &'s str>) -> String {
     let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
     if names.is_empty() {
         "none".into()

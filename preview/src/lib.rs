@@ -6,9 +6,12 @@
 //!   name (defaults: zeros, identity matrices), every output read back by name;
 //! - [`mesh`]: the built-in meshes (cube, sphere, quad) and Wavefront OBJ files;
 //! - [`texture`]: built-in textures (a checkerboard and a gradient), PNG in and out;
+//! - [`combiners`]: the PICA200's fragment stage (the texture combiners) as its command list
+//!   and reflection set it up;
 //! - [`raster`] and [`mod@render`]: a vertex program transforming a mesh, a fragment program
 //!   shading a full-screen quad or that mesh, into deterministic RGBA pixels.
 
+pub mod combiners;
 pub mod drive;
 pub mod mesh;
 pub mod raster;

@@ -6,16 +6,21 @@
 //!   order), the triangles are drawn where `gl_Position` puts them, and each pixel shows the
 //!   program's colour output interpolated: the PICA200's `color` output, else its
 //!   `texcoord0` as red and green, else its first other output; in AGAL its first varying.
-//! - A fragment program (AGAL) shades a full-screen quad: every varying it reads holds the
-//!   quad's texture coordinates (u to the right, v down, 0, 1), interpolated across it.
-//! - A vertex and a fragment program (AGAL) draw together: the vertex program's varyings,
-//!   interpolated, are the fragment program's.
+//! - A fragment program (AGAL, or a PICA200 combiner configuration) shades a full-screen
+//!   quad: every varying it reads holds the quad's texture coordinates (u to the right, v
+//!   down, 0, 1), interpolated across it.
+//! - A vertex and a fragment program draw together: in AGAL the vertex program's varyings,
+//!   interpolated, are the fragment program's; on the PICA200 the outputs whose semantics the
+//!   combiners read (`color`, saturated per vertex, and `texcoord0`, `texcoord0w`,
+//!   `texcoord1`, `texcoord2`) are interpolated, and each pixel runs the combiners (see
+//!   [`crate::combiners`]).
 //!
-//! Fragments run 2×2 at a time, so derivatives and mip levels work. Textures are the
+//! Fragments run 2×2 at a time, so derivatives and mip levels work (AGAL). Textures are the
 //! [`Values::textures`] given, else the built-in ones. The background is dark grey; colours
 //! are clamped to 0…1 and blended over it by their alpha. The same inputs give the same
 //! bytes.
 
+use crate::combiners::Plan;
 use crate::drive::{Kind, Loaded, Program, Values};
 use crate::mesh::Mesh;
 use crate::raster::Target;
@@ -33,7 +38,7 @@ pub enum Scene<'a> {
         /// The mesh.
         mesh: &'a Mesh,
     },
-    /// A fragment program on a full-screen quad.
+    /// A fragment program (AGAL or PICA200) on a full-screen quad.
     Fragment {
         /// The program.
         program: Program<'a>,
@@ -53,7 +58,7 @@ pub enum Scene<'a> {
         /// The mesh whose primitives it reads.
         mesh: &'a Mesh,
     },
-    /// A vertex and a fragment program together.
+    /// A vertex and a fragment program together (AGAL, or PICA200).
     Pair {
         /// The vertex program.
         vertex: Program<'a>,
@@ -131,7 +136,13 @@ pub fn render(
         }
         Scene::Fragment { program, values } => {
             let loaded = fragment_program(program, values)?;
-            let inputs = &program.reflection.inputs;
+            let size = loaded
+                .input_registers
+                .iter()
+                .map(|&r| r + 1)
+                .max()
+                .unwrap_or(0)
+                .max(10);
             for py in 0..h {
                 for px in 0..w {
                     let uv = [
@@ -140,12 +151,9 @@ pub fn render(
                         0.0,
                         1.0,
                     ];
-                    let mut regs = vec![[0.0f32; 4]; 10];
-                    for (i, &reg) in inputs.iter().zip(&loaded.input_registers) {
-                        let _ = i;
-                        if reg < regs.len() {
-                            regs[reg] = uv;
-                        }
+                    let mut regs = vec![[0.0f32; 4]; size];
+                    for &reg in &loaded.input_registers {
+                        regs[reg] = uv;
                     }
                     target.attributes[py * w + px] = Some(regs);
                 }
@@ -184,17 +192,28 @@ pub fn render(
         } => {
             let v = Loaded::new(vertex, vertex_values)?;
             expect_vertex(&v)?;
-            if v.kind != Kind::AgalVertex {
-                return Err(Error::Usage(
-                    "a pair is an AGAL vertex and fragment program (the PICA200 has no \
-                     fragment stage)"
-                        .into(),
-                ));
-            }
             let f = fragment_program(fragment, fragment_values)?;
-            draw_mesh(&v, vertex_values, mesh, &mut target, |raw| {
-                raw.outputs.clone()
-            })?;
+            match (v.kind, f.kind) {
+                (Kind::AgalVertex, Kind::AgalFragment) => {
+                    draw_mesh(&v, vertex_values, mesh, &mut target, |raw| {
+                        raw.outputs.clone()
+                    })?;
+                }
+                (Kind::Pica, Kind::PicaFragment) => {
+                    let plan = Plan::new(vertex.reflection, fragment.reflection)?;
+                    draw_mesh(&v, vertex_values, mesh, &mut target, |raw| {
+                        plan.varyings(&raw.outputs)
+                    })?;
+                }
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "a {} vertex program and a {} fragment program: a pair is an AGAL \
+                         vertex and fragment program, or a PICA200 vertex program and \
+                         fragment configuration",
+                        vertex.reflection.target, fragment.reflection.target
+                    )));
+                }
+            }
             shade(&f, &target, &mut pixels, progress)?;
         }
     }
@@ -229,28 +248,17 @@ fn expect_vertex(loaded: &Loaded<'_>) -> Result<(), Error> {
     let stage = loaded.program.reflection.stage.as_str();
     if stage != "vertex" {
         return Err(Error::Usage(format!(
-            "a {stage} program cannot transform a mesh: preview draws vertex programs, AGAL \
+            "a {stage} program cannot transform a mesh: preview draws vertex programs, \
              fragment programs, a PICA200 vertex program with the geometry program after it, \
-             and an AGAL vertex and fragment pair"
+             and a vertex and fragment pair"
         )));
     }
     Ok(())
 }
 
 fn fragment_program<'a>(program: Program<'a>, values: &Values) -> Result<Loaded<'a>, Error> {
-    let mut values = values.clone();
-    for s in &program.reflection.samplers {
-        if !values.textures.iter().any(|(b, _)| *b == s.binding) {
-            values
-                .textures
-                .push((s.binding, texture::builtin(s.binding, s.dim == "cube")));
-        }
-    }
-    if values.textures.is_empty() {
-        values.textures.push((0, texture::builtin(0, false)));
-    }
-    let loaded = Loaded::new(program, &values)?;
-    if loaded.kind != Kind::AgalFragment {
+    let loaded = Loaded::new(program, values)?;
+    if !matches!(loaded.kind, Kind::AgalFragment | Kind::PicaFragment) {
         return Err(Error::Usage(format!(
             "a {} program is not a fragment program",
             program.reflection.stage

@@ -61,6 +61,26 @@ pub fn builtin(binding: u32, cube: bool) -> Image {
     }
 }
 
+/// The textures bound for a fragment program: those `given` by binding, and for each of its
+/// `samplers` the user gave none, the built-in one.
+pub(crate) fn bound(
+    given: &[(u32, Image)],
+    samplers: &[machine::reflect::SamplerInfo],
+) -> Vec<(u32, Image)> {
+    let mut bound = given.to_vec();
+    for s in samplers {
+        if !bound.iter().any(|(b, _)| *b == s.binding) {
+            bound.push((s.binding, builtin(s.binding, s.dim == "cube")));
+        }
+    }
+    bound
+}
+
+/// A texture of one colour (1×1), as `--texture B=r,g,b,a` gives one.
+pub fn solid(color: [f32; 4]) -> Image {
+    Image::new_2d(1, 1, vec![color]).expect("one texel")
+}
+
 /// A PNG file as a 2D texture (any colour type and bit depth, to RGBA floats in 0..1).
 pub fn load_png(bytes: &[u8]) -> Result<Image, Error> {
     let mut decoder = png::Decoder::new(bytes);

@@ -149,6 +149,36 @@ step('agal fragment shader compiles and runs with an edited input', async (page)
   await screenshot(page, 'playground-agal.png');
 });
 
+step('pica fragment shader compiles to the combiners, runs and renders', async (page) => {
+  await expect(page, 'select target pica (the stage stays fragment)', async () => {
+    await page.selectOption('#target', 'pica', { timeout: STEP_TIMEOUT_MS });
+    const stage = await page.inputValue('#stage');
+    if (stage !== 'fragment') throw new StepError(`the stage is ${stage}, not fragment`);
+  });
+  await expect(page, 'fill the editor with a fragment shader', () => page.fill('#source', GLSL_FRAGMENT, { timeout: STEP_TIMEOUT_MS }));
+  await expect(page, 'the pica listing shows a combiner stage that modulates',
+    () => waitForListing(page, /stage 0: .*modulate/, 'pica'));
+  const field = '#inputs tbody tr:first-child input[data-component="x"]';
+  await expect(page, 'the first row of #inputs is the varying c',
+    () => page.waitForFunction(() => {
+      const tr = document.querySelector('#inputs tbody tr:first-child');
+      return tr && tr.dataset.name === 'c' && tr.querySelector('input[data-component="x"]');
+    }, null, { timeout: STEP_TIMEOUT_MS }));
+  await expect(page, 'set c.x to 1', () => page.fill(field, '1', { timeout: STEP_TIMEOUT_MS }));
+  await expect(page, '#outputs shows 128/255 in x (c * 0.5 on bytes: 0.5 is the byte 128)',
+    () => page.waitForFunction(() => !document.querySelector('#outputs').classList.contains('stale')
+      && [...document.querySelectorAll('#outputs tbody tr')].some((tr) => {
+        const x = tr.querySelector('td.x, td[data-component="x"]');
+        return x && Math.abs(Number.parseFloat(x.textContent) - 128 / 255) < 1e-5;
+      }), null, { timeout: STEP_TIMEOUT_MS }));
+  await expect(page, '#preview shows a PNG of the full-screen quad',
+    () => page.waitForFunction(() => {
+      const img = document.querySelector('#preview');
+      return img && !img.classList.contains('stale') && /pica fragment/.test(img.alt) && img.complete && img.naturalWidth > 0;
+    }, null, { timeout: STEP_TIMEOUT_MS }));
+  await screenshot(page, 'playground-pica-fragment.png');
+});
+
 let browser;
 let exitCode = 1;
 try {

@@ -14,7 +14,8 @@ use crate::driver::{Failure, read_input, source, write_file};
 /// Which machine, when the user says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TargetName {
-    /// The PICA200 (vertex and geometry programs).
+    /// The PICA200 (vertex and geometry programs, and fragment shaders as the texture
+    /// combiners' configuration).
     Pica,
     /// AGAL (vertex and fragment programs).
     Agal,
@@ -70,7 +71,8 @@ fn split<'a>(arg: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure> {
         .ok_or_else(|| Failure::Other(anyhow!("{flag} {arg}: expected NAME=VALUES")))
 }
 
-/// The values of `--input NAME=x,y,z,w`, `--uniform NAME=f,…` and `--texture B=image.png`.
+/// The values of `--input NAME=x,y,z,w`, `--uniform NAME=f,…` and `--texture B=image.png`
+/// (or `--texture B=r,g,b,a`, a texture of that one colour; a file of that name wins).
 pub fn values(
     inputs: &[String],
     uniforms: &[String],
@@ -94,12 +96,31 @@ pub fn values(
         let b: u32 = binding.parse().map_err(|_| {
             Failure::Other(anyhow!("--texture {arg}: `{binding}` is not a binding"))
         })?;
+        if !Path::new(file).exists() {
+            if let Some(colour) = solid_colour(file) {
+                v.textures.push((b, preview::texture::solid(colour)));
+                continue;
+            }
+        }
         let bytes = std::fs::read(file).map_err(|e| anyhow!("cannot read {file}: {e}"))?;
         let image = preview::texture::load_png(&bytes)
             .map_err(|e| Failure::Other(anyhow!("{file}: {e}")))?;
         v.textures.push((b, image));
     }
     Ok(v)
+}
+
+/// `r,g,b[,a]` (alpha 1 when left out), a colour for `--texture`.
+fn solid_colour(text: &str) -> Option<[f32; 4]> {
+    let floats: Vec<f32> = text
+        .split(',')
+        .map(|f| f.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match floats[..] {
+        [r, g, b] => Some([r, g, b, 1.0]),
+        [r, g, b, a] => Some([r, g, b, a]),
+        _ => None,
+    }
 }
 
 fn program(c: &Compiled) -> preview::Program<'_> {
@@ -150,17 +171,50 @@ pub fn run(
         .map(|v| v.name.len())
         .max()
         .unwrap_or(0);
-    let line =
-        |v: &preview::Value| format!("  {:width$}  {:4}  {}", v.name, v.register, lanes(&v.value));
-    println!(
-        "{} {} program, {} instructions",
-        c.reflection.target, c.reflection.stage, c.reflection.stats.instructions
-    );
+    let reg_width = out
+        .outputs
+        .iter()
+        .chain(&out.inputs)
+        .map(|v| v.register.len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let line = |v: &preview::Value| {
+        format!(
+            "  {:width$}  {:reg_width$}  {}",
+            v.name,
+            v.register,
+            lanes(&v.value)
+        )
+    };
+    let combiners = c.reflection.texenv.as_ref();
+    match combiners {
+        Some(t) => println!(
+            "{} {} program, {} combiner stage{}",
+            c.reflection.target,
+            c.reflection.stage,
+            t.stages.len(),
+            if t.stages.len() == 1 { "" } else { "s" }
+        ),
+        None => println!(
+            "{} {} program, {} instructions",
+            c.reflection.target, c.reflection.stage, c.reflection.stats.instructions
+        ),
+    }
     println!("inputs:");
     for v in &out.inputs {
         println!("{}", line(v));
     }
-    if out.discarded {
+    if let (true, Some(t)) = (out.discarded, combiners) {
+        // The alpha test's comparison, and the colour it discarded.
+        let test = t.alpha_test.as_ref().map_or(String::new(), |a| {
+            format!(" (it keeps alpha {} {}/255)", a.func, a.ref_byte)
+        });
+        println!("discarded by the alpha test{test}:");
+        for v in &out.outputs {
+            println!("{}", line(v));
+        }
+    } else if out.discarded {
         println!("discarded");
     } else if c.reflection.stage == "geometry" {
         for (k, e) in out.emitted.iter().enumerate() {
@@ -217,12 +271,14 @@ pub fn preview(
         }
     };
     let mut compiled = Vec::new();
-    // A pair is a PICA200 vertex and geometry program, or an AGAL vertex and fragment one.
+    // A pair is a PICA200 vertex and geometry program, a vertex and fragment pair for the
+    // PICA200 (`--target pica`), or an AGAL vertex and fragment pair.
     let geometry_pair = args.shaders.len() == 2 && {
         let second = &args.shaders[1];
         let src = source(&second.display().to_string(), read_input(second)?)?;
         spv2retro::stage_of(&src, &Options::pica()).ok() == Some(Stage::Geometry)
     };
+    let pica_pair = args.shaders.len() == 2 && build.target == Some(TargetName::Pica);
     if geometry_pair {
         let sources = args
             .shaders
@@ -235,6 +291,20 @@ pub fn preview(
         eprint!("{}", linked.warnings);
         for s in linked.shaders {
             compiled.extend(s.compiled);
+        }
+    } else if pica_pair {
+        // The vertex outputs take the semantics the combiners read.
+        let sources = args
+            .shaders
+            .iter()
+            .map(|p| source(&p.display().to_string(), read_input(p)?))
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let mut options = Options::pica();
+        options.defines = build.defines.clone();
+        let (v, f) = spv2retro::compile_pair(&sources[0], &sources[1], &options)?;
+        for c in [v, f] {
+            eprint!("{}", c.rendered_warnings());
+            compiled.push(c);
         }
     } else {
         for (k, path) in args.shaders.iter().enumerate() {

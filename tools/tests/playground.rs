@@ -382,6 +382,69 @@ fn the_playground_api_compiles_runs_and_draws_and_survives_bad_requests() {
     assert_eq!(status, 200, "still serving");
 }
 
+/// A fragment shader for the PICA200 in the playground: the combiners' listing, their colour
+/// from the inputs and uniforms given (or the alpha test's discard), the full-screen quad.
+#[test]
+fn the_playground_compiles_runs_and_draws_a_pica_fragment_shader() {
+    let server = Server::start();
+    let frag = "#version 450\nlayout(location = 0) in vec4 vColor;\nlayout(location = 1) in vec2 vUv;\nlayout(binding = 0) uniform sampler2D tex;\nuniform vec4 tint;\nlayout(location = 0) out vec4 fragColor;\nvoid main() {\n    vec4 c = texture(tex, vUv) * vColor * tint;\n    if (c.a < 0.5) discard;\n    fragColor = c;\n}\n";
+    let request = |extra: serde_json::Value| {
+        let mut r = serde_json::json!({"source": frag, "target": "pica", "stage": "fragment"});
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        r
+    };
+    let r = server.api("/api/compile", request(serde_json::json!({})));
+    assert_eq!(r["ok"], true, "{r}");
+    let listing = r["listing"].as_str().unwrap();
+    assert!(
+        listing.contains("stage 0: rgb = modulate(texture0.rgb"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("alpha test: keep GPU_GEQUAL 128"),
+        "{listing}"
+    );
+    assert_eq!(r["reflection"]["stage"], "fragment");
+    assert!(r["reflection"]["texenv"].is_object(), "{r}");
+    // 42 command words.
+    assert_eq!(r["size"], 168);
+    // Run: the checkerboard's white square at (0.9, 0.9), times vColor and tint.
+    let r = server.api(
+        "/api/run",
+        request(serde_json::json!({
+            "inputs": {"vColor": [1, 0.5, 0.25, 1], "vUv": [0.9, 0.9]},
+            "uniforms": {"tint": [1, 1, 1, 0.8]},
+        })),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["discarded"], false, "{r}");
+    let colour: Vec<f64> = r["outputs"][0]["value"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (g, w) in colour.iter().zip([1.0, 0.5, 0.25, 0.8]) {
+        assert!((g - w).abs() < 2.0 / 255.0, "{colour:?}");
+    }
+    let r = server.api(
+        "/api/run",
+        request(serde_json::json!({
+            "inputs": {"vColor": [1, 1, 1, 1], "vUv": [0.9, 0.9]},
+            "uniforms": {"tint": [1, 1, 1, 0.25]},
+        })),
+    );
+    assert_eq!(r["discarded"], true, "{r}");
+    let r = server.api(
+        "/api/preview",
+        request(serde_json::json!({"uniforms": {"tint": [1, 1, 1, 1]}, "size": "32x32"})),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r["png"].as_str().unwrap().starts_with("iVBORw0KGgo"));
+}
+
 /// The page as a person uses it, in headless Chromium (tests/browser/playground.mjs): typing
 /// a shader, the listing, an error marker at its line, the preview, the outputs table.
 #[test]
@@ -433,7 +496,7 @@ fn the_playground_page_works_in_headless_chromium() {
         text(&out.stderr)
     );
     assert!(
-        text(&out.stdout).contains("3 passed, 0 failed"),
+        text(&out.stdout).contains("4 passed, 0 failed"),
         "{}",
         text(&out.stdout)
     );

@@ -76,6 +76,21 @@ fn main(@location(0) color: vec4<f32>) -> @location(0) vec4<f32> {
 }
 `;
 
+  const GLSL_PICA_FRAGMENT = `#version 450
+// PICA200 fragment shader: it becomes the texture combiners' configuration.
+// The texture (unit 0, at texcoord0) times the interpolated vertex colour.
+layout(location = 0) in vec4 vColor;
+layout(location = 1) in vec2 vUv;
+
+layout(binding = 0) uniform sampler2D tex;
+
+layout(location = 0) out vec4 fragColor;
+
+void main() {
+    fragColor = texture(tex, vUv) * vColor;
+}
+`;
+
   const PICA_VERTEX = `; picasso vertex shader: transform by a 4x4 matrix, pass the colour through.
 .fvec mvp[4]
 
@@ -108,8 +123,9 @@ mul oc, v0, fc0
   const DEFAULTS = {
     'glsl/*/vertex': GLSL_VERTEX,
     'glsl/agal/fragment': GLSL_FRAGMENT,
+    'glsl/pica/fragment': GLSL_PICA_FRAGMENT,
     'wgsl/*/vertex': WGSL_VERTEX,
-    'wgsl/agal/fragment': WGSL_FRAGMENT,
+    'wgsl/*/fragment': WGSL_FRAGMENT,
     'pica/pica/vertex': PICA_VERTEX,
     'agal/agal/vertex': AGAL_VERTEX,
     'agal/agal/fragment': AGAL_FRAGMENT,
@@ -119,8 +135,10 @@ mul oc, v0, fc0
     return DEFAULTS[`${language}/${target}/${stage}`] ?? DEFAULTS[`${language}/*/${stage}`] ?? null;
   }
 
-  // Which stages each target has, and which target an assembly language belongs to.
-  const STAGES = { pica: ['vertex', 'geometry'], agal: ['vertex', 'fragment'] };
+  // Which stages each target has (a PICA200 fragment shader is the texture combiners'
+  // configuration), which stages an assembly language has, and which target it belongs to.
+  const STAGES = { pica: ['vertex', 'geometry', 'fragment'], agal: ['vertex', 'fragment'] };
+  const ASM_STAGES = { pica: ['vertex', 'geometry'] };
   const ASM_TARGET = { pica: 'pica', agal: 'agal' };
 
   // ---------------------------------------------------------------- state
@@ -567,8 +585,9 @@ mul oc, v0, fc0
     if (bytes.length) {
       state.downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
       el.download.href = state.downloadUrl;
+      // A PICA200 fragment shader's bytes are the GPU command list (.tev).
       el.download.download = opts.target === 'pica'
-        ? 'shader.shbin'
+        ? (opts.stage === 'fragment' ? 'shader.tev' : 'shader.shbin')
         : (opts.stage === 'fragment' ? 'shader_fs.agal' : 'shader_vs.agal');
       el.download.hidden = false;
     } else {
@@ -828,7 +847,9 @@ mul oc, v0, fc0
   // ---------------------------------------------------------------- toolbar
 
   function fixStages() {
-    const allowed = STAGES[el.target.value] || ['vertex', 'fragment', 'geometry'];
+    const targetStages = STAGES[el.target.value] || ['vertex', 'fragment', 'geometry'];
+    const languageStages = ASM_STAGES[el.language.value];
+    const allowed = languageStages ? targetStages.filter((s) => languageStages.includes(s)) : targetStages;
     for (const opt of el.stage.options) opt.disabled = !allowed.includes(opt.value);
     if (!allowed.includes(el.stage.value)) el.stage.value = allowed[0];
     el.profileField.hidden = el.target.value !== 'agal';

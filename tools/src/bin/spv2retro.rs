@@ -25,7 +25,8 @@ struct Cli {
 /// How to compile (shared by `run` and `preview`).
 #[derive(clap::Args, Debug)]
 struct CompileArgs {
-    /// The machine: pica or agal. Default: agal for a fragment shader, else pica.
+    /// The machine: pica or agal. Default: agal for a fragment shader, else pica (a fragment
+    /// shader for pica is the texture combiners' configuration).
     #[arg(long)]
     target: Option<TargetName>,
     /// The stage, for a `.glsl` file or a module with several entry points.
@@ -37,23 +38,28 @@ struct CompileArgs {
     /// GLSL: define NAME (as VALUE, default 1). Repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     defines: Vec<String>,
-    /// An input's value, by name: NAME=x,y,z,w (default zeros). Repeatable.
+    /// An input's value, by name: NAME=x,y,z,w (default zeros). A PICA200 fragment shader's
+    /// inputs are its varyings: the colour, and the coordinates its textures are sampled at.
+    /// Repeatable.
     #[arg(long = "input", value_name = "NAME=x,y,z,w")]
     inputs: Vec<String>,
     /// A uniform's value, by name: NAME=f,f,… in register order (default zeros; matrices
-    /// the identity). Repeatable.
+    /// the identity). A PICA200 fragment shader's uniforms are combiner stage colours.
+    /// Repeatable.
     #[arg(long = "uniform", value_name = "NAME=f,…")]
     uniforms: Vec<String>,
-    /// The texture bound to sampler binding B (AGAL fragment programs): a PNG file
-    /// (default: a checkerboard at even bindings, a gradient at odd ones). Repeatable.
-    #[arg(long = "texture", value_name = "B=image.png")]
+    /// The texture bound to sampler binding B (fragment shaders): a PNG file, or r,g,b[,a]
+    /// for a texture of that one colour (default: a checkerboard at even bindings, a gradient
+    /// at odd ones). Repeatable.
+    #[arg(long = "texture", value_name = "B=image.png|r,g,b,a")]
     textures: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile SHADER, run it once in the simulator with the given values, and print every
-    /// output by name.
+    /// output by name (a PICA200 fragment shader: the texture combiners, once, and the
+    /// colour; or that the alpha test discarded it).
     Run {
         /// The shader (SPIR-V, SPIR-V assembly, GLSL or WGSL).
         shader: PathBuf,
@@ -64,8 +70,9 @@ enum Command {
         json: bool,
     },
     /// Draw what SHADER does to a PNG: a vertex shader transforms a mesh and shows its
-    /// colour output; an AGAL fragment shader shades a full-screen quad; a vertex and a
-    /// fragment shader draw together (AGAL).
+    /// colour output; a fragment shader shades a full-screen quad; a vertex and a fragment
+    /// shader draw together (AGAL, or the PICA200 with --target pica: the vertex program in
+    /// the simulator, the texture combiners per pixel).
     Preview {
         /// The shader, or a vertex and a fragment shader.
         #[arg(num_args = 1..=2, required = true)]
