@@ -1988,7 +1988,9 @@ impl Rewriter<'_> {
                     continue;
                 }
             }
-            if self.sampler(i).is_some() {
+            // `x.a` is a swizzle or a member, not the sampler `a`.
+            let member = i > 0 && self.w(i - 1) == ".";
+            if !member && self.sampler(i).is_some() {
                 return Err(at(
                     t.range.clone(),
                     format!(

@@ -364,7 +364,8 @@ fn with_tint(c: &spv2retro::Compiled, tint: [u8; 4]) -> Vec<u32> {
 
 /// Generated programs: the oracle runs the compiler's words on random inputs, and the
 /// colour must be what the program's tree computes in floats, within 2/255 per lane on the
-/// rounding model and (1 + stages)/255 on the truncating one; the simulator
+/// rounding model (half a byte more per stage beyond three, times a ×2/×4 scale) and
+/// (1 + stages)/255 on the truncating one; the simulator
 /// (`backend_pica::fragment::sim`) must agree with the oracle byte for byte.
 #[test]
 fn generated_programs_compute_what_glsl_computes() {
@@ -469,7 +470,10 @@ fn generated_programs_compute_what_glsl_computes() {
                         .unwrap_or(1) as f32;
                     let stages = working_stages(&config) as f32 * scale;
                     assert!(
-                        (0..4).all(|k| (rd[k] - w[k]).abs() <= 2.0 * scale / 255.0 + 1e-4),
+                        // 2/255, and half a byte more per stage beyond three (each stage
+                        // rounds its result to a byte; §10.17).
+                        (0..4).all(|k| (rd[k] - w[k]).abs()
+                            <= (2.0f32).max((1.0 + stages / scale) / 2.0) * scale / 255.0 + 1e-4),
                         "program {n}, rounding model: want {w:?}, got {rd:?}\n{text}\n{}",
                         c.listing
                     );
@@ -592,5 +596,45 @@ fn a_pair_gives_the_vertex_outputs_the_semantics_the_combiners_read() {
     assert_eq!(
         semantic("uvA"),
         unit("base").map(|u| format!("texcoord{u}"))
+    );
+}
+
+/// Two uniform colours in a row: the alpha half is computed with the first and carried on
+/// by the last stage, whose constant is the second (two stages, not a refusal).
+#[test]
+fn a_result_whose_constant_clashes_is_carried_into_the_last_stage() {
+    let c = compiled(&frag(
+        "vec4 c = vColor * tint; color = vec4(c.rgb * tint2.rgb, c.a);",
+    ));
+    let d = decoded(&c);
+    assert_eq!(working_stages(&d), 2, "{}", c.listing);
+    assert_eq!(
+        spell_alpha(&d, 1),
+        "GPU_REPLACE [GPU_PREVIOUS | GPU_TEVOP_A_SRC_ALPHA] x1",
+        "{}",
+        c.listing
+    );
+    // Run it: tint = (0.5, 1, 1, 0.5), tint2 = (1, 0.5, 1, 1), vColor = 1.
+    let mut w = words(&c.bytes);
+    w.extend([0x80FF_FF80, 0x000F_00C3, 0xFFFF_80FF, 0x000F_00CB]);
+    let got = oracle::evaluate(&Config::from_words(&w).unwrap(), [255; 4], [[0; 4]; 4]);
+    assert_eq!(got, Some([128, 128, 255, 128]));
+}
+
+/// A sampler named like a swizzle (`a`) is not the `.a` of a colour.
+#[test]
+fn a_sampler_named_like_a_swizzle_is_not_a_swizzle() {
+    let text = "precision mediump float;\nvarying vec2 uv;\nvarying vec4 vColor;\n\
+                uniform sampler2D a;\n\
+                void main() { gl_FragColor = texture2D(a, uv) * vColor.a; }\n";
+    let c = compile(
+        Source::glsl(text, Stage::Fragment),
+        &Options::pica().stage(Stage::Fragment),
+    )
+    .expect("compiles");
+    let d = decoded(&c);
+    assert_eq!(
+        spell_rgb(&d, 0),
+        "GPU_MODULATE [GPU_TEXTURE0, GPU_PRIMARY_COLOR | GPU_TEVOP_RGB_SRC_COLOR, GPU_TEVOP_RGB_SRC_ALPHA] x1"
     );
 }

@@ -119,8 +119,8 @@ pub fn compile(module: &Module) -> Result<Fragment, Diagnostics> {
     let mut u = select::Unify::new(&l);
     let rgb = u.unify(&l.color[..3]).map_err(explain)?;
     let alpha = u.unify(&l.color[3..]).map_err(explain)?;
-    let chosen = select::select(&rgb, &alpha).map_err(explain)?;
-    let placed = schedule::place(&chosen).map_err(|(rgb, alpha)| {
+    let mut chosen = select::select(&rgb, &alpha).map_err(explain)?;
+    let placed = schedule::place(&mut chosen).map_err(|(rgb, alpha)| {
         refuse(
             format!(
                 "the colour needs {rgb} RGB and {alpha} alpha combiner operations, which do not \

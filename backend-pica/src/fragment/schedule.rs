@@ -23,8 +23,48 @@ pub struct Placement {
 /// The number of stages.
 pub const STAGES: usize = 6;
 
-/// Places `s`'s operations, or says how many RGB and alpha operations did not fit.
-pub fn place(s: &Selected) -> Result<Placement, (usize, usize)> {
+/// Places `s`'s operations, or says how many RGB and alpha operations did not fit. When a
+/// result cannot be computed in the last stage (its constant colour clashes with the other
+/// half's there), it is computed earlier and carried on by a REPLACE in the last stage,
+/// which `s` then holds.
+pub fn place(s: &mut Selected) -> Result<Placement, (usize, usize)> {
+    let plain = place_exactly(s);
+    if plain.is_ok() {
+        return plain;
+    }
+    // Relays: carry the RGB result, the alpha one or both into the last stage.
+    for relay in [[false, true], [true, false], [true, true]] {
+        let mut t = Selected {
+            ops: s.ops.clone(),
+            roots: s.roots,
+        };
+        for (g, on) in relay.iter().enumerate() {
+            if *on {
+                let root = t.roots[g];
+                let mut op = t.ops[root].clone();
+                op.func = super::config::Func::Replace;
+                op.scale = 1;
+                op.args = vec![super::select::Arg {
+                    r: Ref::Op(root),
+                    sel: super::select::Sel::Own,
+                    one_minus: false,
+                    lo: 0.0,
+                    hi: 1.0,
+                    at: op.at,
+                }];
+                t.ops.push(op);
+                t.roots[g] = t.ops.len() - 1;
+            }
+        }
+        if let Ok(p) = place_exactly(&t) {
+            *s = t;
+            return Ok(p);
+        }
+    }
+    plain
+}
+
+fn place_exactly(s: &Selected) -> Result<Placement, (usize, usize)> {
     let n = s.ops.len();
     // Operations the roots read, directly or not.
     let mut live = vec![false; n];
