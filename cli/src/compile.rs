@@ -1011,7 +1011,9 @@ pub fn compile_pair<'v, 'f>(
     }
     let mut options = options.clone();
     options.target = Target::Agal;
-    let vertex_options = options.clone().stage(Stage::Vertex);
+    // Sampler flags are the fragment program's (a vertex program samples nothing).
+    let mut vertex_options = options.clone().stage(Stage::Vertex);
+    vertex_options.samplers.clear();
     let mut fragment_options = options.clone().stage(Stage::Fragment);
     // Classic GLSL: the fragment shader's varyings take the vertex shader's locations, by
     // name.
@@ -1044,7 +1046,8 @@ pub fn compile_pair<'v, 'f>(
         }
     }
     fragment_options.position_varying = options.position_varying;
-    let v = compile(vertex, &options.clone().stage(Stage::Vertex))?;
+    vertex_options.position_varying = options.position_varying;
+    let v = compile(vertex, &vertex_options)?;
     let f = compile(fragment, &fragment_options)?;
     check_link(&v, &f, fragment.name())?;
     Ok((v, f))

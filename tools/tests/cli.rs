@@ -476,6 +476,54 @@ fn spv2agal_checks_that_vertex_and_fragment_programs_link() {
     assert!(stderr(&out).contains("#3632"), "{}", stderr(&out));
 }
 
+/// `--sampler` with `--link` applies to the fragment program, whichever file is the input.
+#[test]
+fn spv2agal_sampler_flags_with_link_go_to_the_fragment_program() {
+    let vs = fixture("glsl/stage3d_mesh.vert.spv");
+    let fs = fixture("glsl/starling_mesh.frag.spv");
+    let (vs, fs) = (vs.to_str().unwrap(), fs.to_str().unwrap());
+    for (input, other) in [(fs, vs), (vs, fs)] {
+        let out = run(
+            AGAL,
+            &[
+                input,
+                "--link",
+                other,
+                "--sampler",
+                "0=nearest,clamp",
+                "--emit",
+                "asm",
+                "-o",
+                "-",
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = run(
+        AGAL,
+        &[
+            fs,
+            "--link",
+            vs,
+            "--sampler",
+            "0=nearest,clamp",
+            "--emit",
+            "asm",
+            "-o",
+            "-",
+        ],
+        None,
+    );
+    let listing = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.contains("tex") && l.contains("nearest") && l.contains("clamp")),
+        "{listing}"
+    );
+}
+
 const PRESSURE: &str = "#version 450
 layout(location = 0) in vec4 p;
 layout(location = 1) in vec4 q;
