@@ -38,6 +38,8 @@ pub struct Shaders {
     items: Vec<Item>,
     out_dir: Option<PathBuf>,
     module_file: Option<String>,
+    /// Variant tables: the module, and each variant's name and its own module.
+    variant_tables: Vec<(String, Vec<(String, String)>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -154,6 +156,33 @@ impl Shaders {
             paths: paths.into_iter().map(Into::into).collect(),
             options,
         });
+        self
+    }
+
+    /// Compiles the shader at `path` once per variant (its definitions and sampler flags
+    /// over `options`), as `spv2agal --variant` does: each variant is the module
+    /// `MODULE_NAME`, and the module `MODULE` holds `VARIANTS`, each variant's name and
+    /// bytes, for choosing one by name at run time (Starling's program per texture format).
+    pub fn variants(
+        mut self,
+        module: impl Into<String>,
+        path: impl Into<PathBuf>,
+        options: Options,
+        variants: &[crate::variants::Variant],
+    ) -> Shaders {
+        let module = module.into();
+        let path = path.into();
+        let mut table = Vec::new();
+        for v in variants {
+            let own = format!("{module}_{}", v.name.replace('-', "_"));
+            self.items.push(Item::File {
+                module: Some(own.clone()),
+                path: path.clone(),
+                options: v.options(&options),
+            });
+            table.push((v.name.clone(), own));
+        }
+        self.variant_tables.push((module, table));
         self
     }
 
@@ -341,7 +370,20 @@ impl Shaders {
             });
         }
         let module = out_dir.join(self.module_file.as_deref().unwrap_or("shaders.rs"));
-        write(&module, rust_module(&shaders).as_bytes())?;
+        let mut text = rust_module(&shaders);
+        for (name, table) in &self.variant_tables {
+            let _ = writeln!(
+                text,
+                "\n/// The variants of `{name}`: each one's name and program bytes.\n\
+                 #[allow(dead_code)]\npub mod {name} {{\n    /// Name and bytes, in the order \
+                 given.\n    pub static VARIANTS: &[(&str, &[u8])] = &["
+            );
+            for (variant, own) in table {
+                let _ = writeln!(text, "        ({variant:?}, super::{own}::BYTES),");
+            }
+            text += "    ];\n}\n";
+        }
+        write(&module, text.as_bytes())?;
         Ok(Outputs { module, shaders })
     }
 }

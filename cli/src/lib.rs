@@ -55,6 +55,7 @@ mod error;
 pub mod picasso;
 pub mod rules;
 mod source;
+pub mod variants;
 
 pub use compile::{
     Compiled, Options, Profile, SamplerFlags, Semantic, Target, check_link, compile, compile_pair,

@@ -320,3 +320,37 @@ fn the_build_helper_links_a_vertex_and_a_geometry_shader_with_the_stride() {
     let binary = backend_pica::shbin::read(&bytes).unwrap();
     assert_eq!(binary.dvles.len(), 2);
 }
+
+#[test]
+fn the_build_helper_compiles_variants_and_a_table_of_them() {
+    use spv2retro::variants::Variant;
+    let out = scratch("build-variants");
+    let src = out.join("filter.frag");
+    std::fs::write(
+        &src,
+        "#version 450\nlayout(location = 0) in vec2 uv;\nlayout(binding = 0) uniform sampler2D tex;\n\
+         layout(location = 0) out vec4 color;\nvoid main() {\n#ifdef HALF\n\
+         color = texture(tex, uv) * 0.5;\n#else\ncolor = texture(tex, uv);\n#endif\n}\n",
+    )
+    .unwrap();
+    let variants = [
+        Variant::parse("plain:").unwrap(),
+        Variant::parse("half-dxt5:HALF,0=dxt5").unwrap(),
+    ];
+    let outputs = Shaders::new()
+        .variants("filter", &src, Options::agal(Profile::Baseline), &variants)
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let names: Vec<&str> = outputs.shaders.iter().map(|s| s.module.as_str()).collect();
+    assert_eq!(names, ["filter_plain", "filter_half_dxt5"]);
+    let module = std::fs::read_to_string(&outputs.module).unwrap();
+    assert!(module.contains("pub mod filter {"), "{module}");
+    assert!(
+        module.contains("(\"half-dxt5\", super::filter_half_dxt5::BYTES),"),
+        "{module}"
+    );
+    let plain = std::fs::read(out.join("filter_plain.agal")).unwrap();
+    let half = std::fs::read(out.join("filter_half_dxt5.agal")).unwrap();
+    assert!(half.len() > plain.len(), "the HALF variant multiplies");
+}

@@ -7,3 +7,4 @@
 pub mod args;
 pub mod driver;
 pub mod tools;
+pub mod variants;

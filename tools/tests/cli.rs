@@ -524,6 +524,121 @@ fn spv2agal_sampler_flags_with_link_go_to_the_fragment_program() {
     );
 }
 
+/// `--variant`: one program per define set and texture format, as Starling builds them,
+/// with a table of them; nothing is written when one fails.
+#[test]
+fn spv2agal_compiles_variants_per_define_set_and_texture_format() {
+    let dir = agal_scratch("variants");
+    let frag = dir.join("filter.frag");
+    std::fs::write(
+        &frag,
+        "#version 450\nlayout(location = 0) in vec2 uv;\n\
+         layout(binding = 0) uniform sampler2D tex;\n\
+         layout(binding = 1) uniform U { vec4 tint; };\nlayout(location = 0) out vec4 color;\n\
+         void main() {\n#ifdef TINTED\n    color = texture(tex, uv) * tint;\n#else\n\
+             color = texture(tex, uv);\n#endif\n}\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let f = frag.to_str().unwrap();
+    let o = out_dir.to_str().unwrap();
+    let out = run(
+        AGAL,
+        &[
+            f,
+            "--fragment",
+            "--sampler",
+            "0=nearest",
+            "-o",
+            o,
+            "--variant",
+            "plain:",
+            "--variant",
+            "dxt1:0=dxt1",
+            "--variant",
+            "dxt5:TINTED,0=dxt5",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("variants.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = table
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["plain", "dxt1", "dxt5"]);
+    assert_eq!(table[2]["defines"]["TINTED"], "1");
+    assert_eq!(
+        table[2]["samplers"]["0"],
+        serde_json::json!(["nearest", "dxt5"])
+    );
+    assert_eq!(table[2]["programs"]["fragment"]["file"], "dxt5.agal");
+    // The tinted variant multiplies by the uniform; the plain one only samples.
+    let listing_of = |name: &str| {
+        let program = out_dir.join(format!("{name}.agal"));
+        let out = run(
+            AGAL,
+            &[program.to_str().unwrap(), "--emit", "asm", "-o", "-"],
+            None,
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(listing_of("dxt5").contains("mul"), "{}", listing_of("dxt5"));
+    assert!(
+        !listing_of("plain").contains("mul"),
+        "{}",
+        listing_of("plain")
+    );
+    // Each program samples with its variant's format, as the listing of its bytes says.
+    for (name, format) in [
+        ("plain", None),
+        ("dxt1", Some("dxt1")),
+        ("dxt5", Some("dxt5")),
+    ] {
+        let program = out_dir.join(format!("{name}.agal"));
+        let out = run(
+            AGAL,
+            &[program.to_str().unwrap(), "--emit", "asm", "-o", "-"],
+            None,
+        );
+        let listing = String::from_utf8(out.stdout).unwrap();
+        let tex = listing
+            .lines()
+            .find(|l| l.contains("tex"))
+            .unwrap_or_default();
+        assert!(tex.contains("nearest"), "{name}: {listing}");
+        for fmt in ["dxt1", "dxt5"] {
+            assert_eq!(tex.contains(fmt), format == Some(fmt), "{name}: {tex}");
+        }
+    }
+    // A failing variant: nothing written.
+    let bad_dir = dir.join("bad");
+    let out = run(
+        AGAL,
+        &[
+            f,
+            "--fragment",
+            "-o",
+            bad_dir.to_str().unwrap(),
+            "--variant",
+            "ok:",
+            "--variant",
+            "bad:0=nosuchflag",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        !bad_dir.exists(),
+        "a failed run wrote {}",
+        bad_dir.display()
+    );
+}
+
 const PRESSURE: &str = "#version 450
 layout(location = 0) in vec4 p;
 layout(location = 1) in vec4 q;

@@ -3,9 +3,11 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use spv2retro::{Profile, SamplerFlags, Stage};
+use spv2retro::variants::Variant;
+use spv2retro::{Options, Profile, SamplerFlags, Stage};
 use spv2retro_cli::args::{AgalEmit, Common};
 use spv2retro_cli::driver::{self, Agal, Target};
+use spv2retro_cli::variants;
 
 /// Compile a SPIR-V vertex or fragment shader to AGAL bytecode for Stage3D.
 #[derive(Parser, Debug)]
@@ -56,6 +58,15 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     link: Option<std::path::PathBuf>,
 
+    /// A variant: compile INPUT (with --link, the pair) once more with these preprocessor
+    /// definitions and sampler flags: `NAME:A=1,B,0=dxt5` (A defined as 1, B as 1, dxt5
+    /// added to sampler 0's flags; `NAME:` for the source as it is). Repeatable. The
+    /// programs go to `-o DIR` (default INPUT's stem + `.variants`) as NAME.agal (with
+    /// --link NAME.vertex.agal and NAME.fragment.agal), with DIR/variants.json listing each
+    /// variant's definitions, sampler flags, files and reflections.
+    #[arg(long = "variant", value_name = "NAME:DEFINES")]
+    variants: Vec<String>,
+
     /// Treat INPUT as AGAL bytes and check them against Flash Player's validation rules for
     /// the profile, reporting each broken rule with Flash's error number.
     #[arg(long, conflicts_with_all = ["vertex", "fragment", "link"])]
@@ -89,6 +100,37 @@ fn run() -> ExitCode {
         (_, true) => Some(Stage::Fragment),
         _ => None,
     };
+    if !cli.variants.is_empty() && !cli.common.print_pipeline {
+        let variants = match cli
+            .variants
+            .iter()
+            .map(|v| Variant::parse(v))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("spv2agal: error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let mut options = Options::agal(cli.profile);
+        options.samplers = samplers;
+        options.defines = cli.common.defines.clone();
+        options.entry = cli.common.entry.clone();
+        options.stage = stage;
+        let out = cli.common.output.clone().unwrap_or_else(|| {
+            let stem = input
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.split('.').next())
+                .unwrap_or("shader");
+            input.with_file_name(format!("{stem}.variants"))
+        });
+        return driver::report(
+            "spv2agal",
+            variants::run(&input, cli.link.as_deref(), &options, &variants, &out),
+        );
+    }
     let target = Target::Agal(Agal {
         emit: cli.emit,
         profile: cli.profile,
