@@ -173,6 +173,15 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
                     o.semantics = (0..16).map(|l| (l, Semantic::Dummy)).collect();
                     o.feeds_geometry = true;
                 }
+                // A classic GLSL geometry shader's inputs take the locations the vertex
+                // shader before it gave its varyings, by name.
+                #[cfg(feature = "glsl")]
+                if stages[i] == Some(Stage::Geometry) {
+                    let vertex = (0..i).rev().find(|k| stages[*k] == Some(Stage::Vertex));
+                    if let Some(Code::Glsl(text, _)) = vertex.map(|v| &inputs[v].code) {
+                        o.varyings = Some(frontend_glsl::vertex_varyings(text, &options.defines));
+                    }
+                }
                 let c = compile(input, &o)?;
                 warnings += c.rendered_warnings();
                 texts.push(procedures.rename(&c.listing, i));

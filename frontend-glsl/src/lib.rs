@@ -16,6 +16,8 @@
 
 #[cfg(feature = "glsl")]
 mod classic;
+#[cfg(feature = "glslang")]
+mod geometry;
 #[cfg(feature = "glsl")]
 mod map;
 #[cfg(feature = "glsl")]

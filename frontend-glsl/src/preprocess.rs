@@ -131,7 +131,7 @@ fn lex(text: &str) -> Vec<Tok> {
             } else {
                 out.push(Tok {
                     kind: Kind::Space,
-                    text: Rc::from(" ".to_string() + &"\n".repeat(breaks)),
+                    text: Rc::from(format!(" {}", "\n".repeat(breaks))),
                     at: start,
                     verbatim: false,
                     hide: no_hide.clone(),

@@ -17,6 +17,8 @@ pub enum Rule {
     GlslMatrixLayout,
     /// `naga.glsl`: GLSL that naga's front end rejects.
     NagaGlsl,
+    /// `glsl.glslang`: a GLSL geometry shader that glslang rejects.
+    GlslGlslang,
     /// `naga.wgsl`: WGSL that naga's front end rejects.
     NagaWgsl,
 }
@@ -29,13 +31,16 @@ impl mir::diag::Rule for Rule {
             Rule::GlslMatrixLayout => "glsl.matrix-layout",
             Rule::GlslPreprocessor => "glsl.preprocessor",
             Rule::NagaGlsl => "naga.glsl",
+            Rule::GlslGlslang => "glsl.glslang",
             Rule::NagaWgsl => "naga.wgsl",
         }
     }
 
     fn fault(self) -> Fault {
         match self {
-            Rule::NagaGlsl | Rule::NagaWgsl | Rule::GlslPreprocessor => Fault::Input,
+            Rule::NagaGlsl | Rule::NagaWgsl | Rule::GlslPreprocessor | Rule::GlslGlslang => {
+                Fault::Input
+            }
             Rule::GlslClassic | Rule::GlslExtensionIgnored | Rule::GlslMatrixLayout => {
                 Fault::Unsupported
             }

@@ -30,11 +30,15 @@ pub fn glsl(text: &str, stage: Stage, name: &str, input: &Input<'_>) -> Result<G
     let naga_stage = match stage {
         Stage::Vertex => naga::ShaderStage::Vertex,
         Stage::Fragment => naga::ShaderStage::Fragment,
+        #[cfg(feature = "glslang")]
+        Stage::Geometry => return crate::geometry::geometry(text, input),
+        #[cfg(not(feature = "glslang"))]
         Stage::Geometry => {
             return Err(rejected(
                 Rule::NagaGlsl,
-                "GLSL geometry shaders are not read directly (naga's GLSL front end has no \
-                 geometry stage): compile the shader to SPIR-V with glslang \
+                "GLSL geometry shaders are read through glslang (naga's GLSL front end has no \
+                 geometry stage), and this build has no glslang (the `glslang` feature; the \
+                 tools have it): compile the shader to SPIR-V with glslang \
                  (`glslangValidator -V shader.geom -o shader.geom.spv`) or shaderc, and pass the \
                  .spv"
                     .into(),

@@ -779,3 +779,135 @@ fn geometry_listings_assemble_to_the_compilers_bytes() {
         assert_eq!(ranges(x), ranges(y), "{name}");
     }
 }
+
+/// GLSL geometry text read directly (through glslang) compiles to the bytes the SPIR-V that
+/// Debian's `glslangValidator` made of the same text compiles to (`regen.sh`), or is refused
+/// by the same rule, for every fixture.
+#[test]
+fn glsl_geometry_text_compiles_as_glslangs_spirv_of_it() {
+    let dir = fixtures("geometry");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("geom") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let from_text = compile(
+            Source::glsl(&text, spv2retro::Stage::Geometry).named(&name),
+            &Options::pica(),
+        );
+        let from_spirv = compile(Source::spirv(&spv(&name)).named(&name), &Options::pica());
+        let rule = |e: &spv2retro::Error| {
+            e.to_string()
+                .split("error[")
+                .nth(1)
+                .and_then(|r| r.split(']').next())
+                .unwrap_or("?")
+                .to_string()
+        };
+        match (&from_text, &from_spirv) {
+            (Ok(a), Ok(b)) => assert!(a.bytes == b.bytes, "{name}: the programs differ"),
+            (Err(a), Err(b)) => assert_eq!(rule(a), rule(b), "{name}: {a}\n{b}"),
+            _ => panic!(
+                "{name}: from the text {:?}, from the SPIR-V {:?}",
+                from_text.as_ref().map(|_| ()).map_err(ToString::to_string),
+                from_spirv.as_ref().map(|_| ()).map_err(ToString::to_string)
+            ),
+        }
+        compared += 1;
+    }
+    assert!(compared >= 11, "{compared} fixtures");
+}
+
+/// A classic GLSL 1.50 pair (no locations, loose uniforms), linked as picasso links: the
+/// geometry shader's input takes the vertex varying of its name, its uniforms registers in
+/// declaration order, and the quad it emits is where GL puts it. A typo is refused at its
+/// line by glslang's rule.
+#[test]
+fn a_classic_glsl_geometry_shader_links_after_its_vertex_shader() {
+    use spv2retro::picasso::link;
+    let vert = "#version 150\nin vec4 position;\nin vec4 color;\nout vec4 vTint;\nout vec4 vColor;\n\
+                void main() { gl_Position = position; vTint = vec4(1.0); vColor = color; }\n";
+    let geom = "#version 150\nlayout(points) in;\nlayout(triangle_strip, max_vertices = 4) out;\n\
+                in vec4 vColor[];\nout vec4 gColor;\nuniform mat4 proj;\nuniform vec2 size;\n\
+                void main() {\n    for (int i = 0; i < 4; i++) {\n\
+                        vec2 c = vec2(float(i - (i / 2) * 2), float(i / 2)) * 2.0 - 1.0;\n\
+                        gl_Position = proj * (gl_in[0].gl_Position + vec4(c * size, 0.0, 0.0));\n\
+                        gColor = vColor[0];\n        EmitVertex();\n    }\n    EndPrimitive();\n}\n";
+    let inputs = [
+        Source::glsl(vert, spv2retro::Stage::Vertex).named("sprite.vert"),
+        Source::glsl(geom, spv2retro::Stage::Geometry).named("sprite.geom"),
+    ];
+    let linked = link(&inputs, &Options::pica(), true).expect("the pair links");
+    let vs = linked.shaders[0].compiled.as_ref().unwrap();
+    let gs = linked.shaders[1].compiled.as_ref().unwrap();
+    let register = |c: &Compiled, name: &str| {
+        c.reflection
+            .uniforms
+            .iter()
+            .find(|u| u.name == name)
+            .map(|u| u.register.clone())
+    };
+    assert_eq!(register(gs, "proj").as_deref(), Some("c0"));
+    assert_eq!(register(gs, "size").as_deref(), Some("c4"));
+    let sim = Simulator::new(&linked.bytes).unwrap();
+    let binary = shbin::read(&linked.bytes).unwrap();
+    let mut v = [[0.0f32; 4]; 16];
+    for (name, value) in [
+        ("position", [1.0f32, 2.0, 3.0, 1.0]),
+        ("color", [0.25, 0.5, 0.75, 1.0]),
+    ] {
+        let input = vs
+            .reflection
+            .inputs
+            .iter()
+            .find(|i| i.name == name)
+            .unwrap();
+        v[register_number(&input.register)] = value;
+    }
+    let out = sim.run(0, &v, &Uniforms::default()).unwrap();
+    let enabled: Vec<usize> = (0..16)
+        .filter(|r| binary.dvles[0].output_mask & (1 << r) != 0)
+        .collect();
+    let mut gs_in = [[0.0f32; 4]; 16];
+    for (j, &r) in enabled.iter().enumerate() {
+        gs_in[j] = out.outputs[r];
+    }
+    let projection = translate_scale();
+    let gs_u = uniforms(
+        gs,
+        &[("proj", &columns(&projection)), ("size", &[0.5, 0.25])],
+    );
+    let out = sim.run(1, &gs_in, &gs_u).unwrap();
+    assert_eq!(out.vertices.len(), 4);
+    for (k, vertex) in out.vertices.iter().enumerate() {
+        let c = [(k % 2) as f64 * 2.0 - 1.0, (k / 2) as f64 * 2.0 - 1.0];
+        let want = mul(&projection, [1.0 + c[0] * 0.5, 2.0 + c[1] * 0.25, 3.0, 1.0]);
+        let got = vertex.outputs[output_reg(gs, "gl_Position")];
+        assert!(
+            all_close_to(&got, &want, TOLERANCE),
+            "corner {k}: {got:?} vs {want:?}"
+        );
+        // vColor, not vTint: the input took the vertex varying of its name.
+        let color = vertex.outputs[output_reg(gs, "gColor")];
+        assert!(
+            all_close_to(&color, &[0.25, 0.5, 0.75, 1.0], TOLERANCE),
+            "{color:?}"
+        );
+    }
+    let bad = geom.replace("gColor = vColor[0];", "gColor = vColour[0];");
+    let e = link(
+        &[
+            Source::glsl(vert, spv2retro::Stage::Vertex).named("sprite.vert"),
+            Source::glsl(&bad, spv2retro::Stage::Geometry).named("sprite.geom"),
+        ],
+        &Options::pica(),
+        true,
+    )
+    .expect_err("a typo");
+    let shown = e.to_string();
+    assert!(shown.contains("error[glsl.glslang]"), "{shown}");
+    assert!(shown.contains("sprite.geom:12"), "{shown}");
+}
