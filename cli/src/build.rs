@@ -40,6 +40,8 @@ pub struct Shaders {
     module_file: Option<String>,
     /// Variant tables: the module, and each variant's name and its own module.
     variant_tables: Vec<(String, Vec<(String, String)>)>,
+    /// The build's shared uniform layout.
+    layout: Option<crate::layout::Layout>,
 }
 
 #[derive(Clone, Debug)]
@@ -186,6 +188,15 @@ impl Shaders {
         self
     }
 
+    /// Gives every program of the build the uniform layout `layout` (see
+    /// [`crate::layout`]): uniforms of the names it lists go to its registers. The build then
+    /// also checks that every program puts each uniform of a name in the same place (per
+    /// target and register file), and stops naming both programs when two disagree.
+    pub fn layout(mut self, layout: crate::layout::Layout) -> Shaders {
+        self.layout = Some(layout);
+        self
+    }
+
     /// Writes to `dir` instead of `OUT_DIR` (for tools and tests).
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Shaders {
         self.out_dir = Some(dir.into());
@@ -308,7 +319,10 @@ impl Shaders {
         }
         let mut shaders: Vec<Output> = Vec::new();
         let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for (module, paths, options) in jobs {
+        for (module, paths, mut options) in jobs {
+            if options.layout.is_none() {
+                options.layout = self.layout.clone();
+            }
             let Some(path) = paths.first().cloned() else {
                 return Err(Error::other(
                     ErrorKind::Rejected,
@@ -368,6 +382,9 @@ impl Shaders {
                 compiled: made.compiled,
                 linked: made.linked,
             });
+        }
+        if self.layout.is_some() {
+            check_layout(&shaders)?;
         }
         let module = out_dir.join(self.module_file.as_deref().unwrap_or("shaders.rs"));
         let mut text = rust_module(&shaders);
@@ -484,6 +501,49 @@ fn pica_pairs(found: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
         !taken.contains(&(k - 1))
     });
     jobs
+}
+
+/// Every uniform of a name is in the same place in every program (per target and register
+/// file), as a shared layout promises.
+fn check_layout(shaders: &[Output]) -> Result<(), Error> {
+    // (target, file, name) → (register, component, module)
+    let mut places: BTreeMap<(String, String, String), (String, u8, String)> = BTreeMap::new();
+    for out in shaders {
+        let reflections: Vec<&machine::reflect::Reflection> = match (&out.compiled, &out.linked) {
+            (Some(c), _) => vec![&c.reflection],
+            (None, Some(l)) => l.shaders.iter().map(|s| &s.reflection).collect(),
+            _ => Vec::new(),
+        };
+        for r in reflections {
+            for u in &r.uniforms {
+                let file: String = u
+                    .register
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                let key = (r.target.clone(), file, u.name.clone());
+                let place = (u.register.clone(), u.component, out.module.clone());
+                match places.get(&key) {
+                    Some((reg, comp, module)) if (reg, *comp) != (&place.0, place.1) => {
+                        return Err(Error::other(
+                            ErrorKind::Rejected,
+                            format!(
+                                "error[layout.pin]: the uniform `{}` is at {reg} (component \
+                                 {comp}) in `{module}` but at {} (component {}) in `{}`: give \
+                                 the layout a place for it, so that every program agrees",
+                                u.name, place.0, place.1, place.2
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        places.insert(key, place);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Makes one job: a picasso link, AGALMiniAssembler text, or one compiled shader.

@@ -72,6 +72,9 @@ pub struct Options {
     /// GLSL: preprocessor definitions, as `#define NAME VALUE` before the first line (the
     /// command line's `-D NAME=VALUE`).
     pub defines: Vec<(String, String)>,
+    /// A shared uniform layout: uniforms of the names it lists go to its registers (see
+    /// [`crate::layout`]).
+    pub layout: Option<crate::layout::Layout>,
     /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
     /// fragment shader's take.
     #[cfg_attr(not(feature = "glsl"), allow(dead_code))]
@@ -102,6 +105,12 @@ impl Options {
         let name = name.into();
         self.defines.retain(|(n, _)| *n != name);
         self.defines.push((name, value.into()));
+        self
+    }
+
+    /// Places uniforms as `layout` does (see [`crate::layout`]).
+    pub fn layout(mut self, layout: crate::layout::Layout) -> Options {
+        self.layout = Some(layout);
         self
     }
 
@@ -360,8 +369,12 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         unsupported_reason: &unsupported,
     };
     let entry = entry::select(&valid, &query).map_err(reject)?;
-    let mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
+    let mut mir = frontend_spirv::lower::lower_with(&valid, &entry, &hints)
         .map_err(|d| reject(authors_lines(d, line_map.as_deref())))?;
+    if let Some(layout) = &options.layout {
+        let stage = entry.stage().unwrap_or(Stage::Vertex);
+        crate::layout::apply(&mut mir, layout, options.target, stage).map_err(reject)?;
+    }
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),

@@ -52,6 +52,7 @@
 pub mod build;
 mod compile;
 mod error;
+pub mod layout;
 pub mod picasso;
 pub mod rules;
 mod source;

@@ -11,6 +11,9 @@ pub enum Rule {
     /// `compiler.internal`: the compiler stopped on a bug (a panic caught at the library's
     /// door).
     CompilerInternal,
+    /// `layout.pin`: a uniform a shared layout places elsewhere than it can go (another
+    /// type, a component, registers another pinned uniform takes).
+    Layout,
 }
 
 impl mir::diag::Rule for Rule {
@@ -18,6 +21,7 @@ impl mir::diag::Rule for Rule {
         match self {
             Rule::PipelineOption => "pipeline.option",
             Rule::CompilerInternal => "compiler.internal",
+            Rule::Layout => "layout.pin",
         }
     }
 
@@ -25,6 +29,7 @@ impl mir::diag::Rule for Rule {
         match self {
             Rule::PipelineOption => Fault::Input,
             Rule::CompilerInternal => Fault::Internal,
+            Rule::Layout => Fault::Input,
         }
     }
 }

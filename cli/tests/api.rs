@@ -354,3 +354,102 @@ fn the_build_helper_compiles_variants_and_a_table_of_them() {
     let half = std::fs::read(out.join("filter_half_dxt5.agal")).unwrap();
     assert!(half.len() > plain.len(), "the HALF variant multiplies");
 }
+
+#[test]
+fn a_shared_layout_places_uniforms_of_the_same_name_alike() {
+    use spv2retro::layout::Layout;
+    let out = scratch("build-layout");
+    let first = out.join("first.vert");
+    let second = out.join("second.vert");
+    std::fs::write(
+        &first,
+        "#version 450\nlayout(location = 0) in vec4 p;\n\
+         layout(binding = 0) uniform S { mat4 mvp; vec4 tint; };\n\
+         layout(location = 0) out vec4 c;\nvoid main() { gl_Position = mvp * p; c = tint; }\n",
+    )
+    .unwrap();
+    // The same uniforms in another order, and one more.
+    std::fs::write(
+        &second,
+        "#version 450\nlayout(location = 0) in vec4 p;\n\
+         layout(binding = 0) uniform S { vec4 tint; vec4 offset; mat4 mvp; };\n\
+         layout(location = 0) out vec4 c;\n\
+         void main() { gl_Position = mvp * (p + offset); c = tint; }\n",
+    )
+    .unwrap();
+    let one = compile(Source::from_path(&first).unwrap(), &Options::pica()).unwrap();
+    let layout = Layout::from_json(&one.reflection.to_json(), "first.json").unwrap();
+    // Without the layout the build helper sees no promise to check; with it, both agree.
+    let outputs = Shaders::new()
+        .shader(&first, Options::pica())
+        .shader(&second, Options::pica())
+        .layout(layout.clone())
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    let places = |k: usize| -> Vec<(String, String)> {
+        let c = outputs.shaders[k].compiled.as_ref().unwrap();
+        let mut v: Vec<(String, String)> = c
+            .reflection
+            .uniforms
+            .iter()
+            .map(|u| (u.name.clone(), u.register.clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        places(1),
+        [
+            ("mvp".to_string(), "c0".to_string()),
+            ("offset".into(), "c5".into()),
+            ("tint".into(), "c4".into())
+        ]
+    );
+    assert_eq!(
+        places(0),
+        [
+            ("mvp".to_string(), "c0".to_string()),
+            ("tint".into(), "c4".into())
+        ]
+    );
+    // A third program with only `offset`: it takes c0, where the second has it at c5. The
+    // build stops, naming both.
+    let third = out.join("third.vert");
+    std::fs::write(
+        &third,
+        "#version 450\nlayout(location = 0) in vec4 p;\n\
+         layout(binding = 0) uniform S { vec4 offset; };\n\
+         void main() { gl_Position = p + offset; }\n",
+    )
+    .unwrap();
+    let e = Shaders::new()
+        .shader(&second, Options::pica())
+        .shader(&third, Options::pica())
+        .layout(layout.clone())
+        .out_dir(&out)
+        .compile()
+        .unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.contains("`offset` is at c5") && shown.contains("at c0") && shown.contains("`third`"),
+        "{shown}"
+    );
+    // A uniform of another type under a pinned name is refused, naming both places.
+    let bad = out.join("bad.vert");
+    std::fs::write(
+        &bad,
+        "#version 450\nlayout(location = 0) in vec4 p;\n\
+         layout(binding = 0) uniform S { mat4 tint; };\n\
+         void main() { gl_Position = tint * p; }\n",
+    )
+    .unwrap();
+    let e = compile(
+        Source::from_path(&bad).unwrap(),
+        &Options::pica().layout(layout),
+    )
+    .unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.contains("error[layout.pin]"), "{shown}");
+    assert!(shown.contains("first.json (c4)"), "{shown}");
+}

@@ -27,6 +27,7 @@ pub mod eval;
 pub mod func;
 pub mod hash;
 pub mod inst;
+pub mod layout;
 pub mod module;
 pub mod passes;
 pub mod print;

@@ -40,6 +40,13 @@ pub struct Common {
     #[arg(long, value_name = "FILE")]
     pub reflect: Option<PathBuf>,
 
+    /// Place uniforms as FILE (a reflection this compiler wrote for another program, with
+    /// `--reflect`) places the uniforms of the same names; the others go around them. A
+    /// uniform whose type or component disagrees, or two that would share registers, is an
+    /// error (`layout.pin`) naming both places.
+    #[arg(long, value_name = "FILE")]
+    pub layout: Option<PathBuf>,
+
     /// Print the target's pass pipeline (numbered steps, with what each does) and exit.
     #[arg(long)]
     pub print_pipeline: bool,

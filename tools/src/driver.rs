@@ -107,7 +107,8 @@ pub fn run(
         }
     }
     let source = source(&display, bytes)?;
-    let options = target.options(common, stage);
+    let mut options = target.options(common, stage);
+    options.layout = read_layout(common)?;
     if let Target::Agal(agal) = target {
         if source.language() == Language::AgalAssembly
             && !matches!(agal.emit, AgalEmit::Agal | AgalEmit::Asm)
@@ -234,6 +235,19 @@ fn c_prefix(input: &Path, output: &Option<std::path::PathBuf>) -> String {
     backend_pica::fragment::text::c_identifier(stem)
 }
 
+/// `--layout FILE`: the reflection read as a shared uniform layout.
+pub(crate) fn read_layout(common: &Common) -> Result<Option<spv2retro::layout::Layout>, Failure> {
+    let Some(path) = &common.layout else {
+        return Ok(None);
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(Some(spv2retro::layout::Layout::from_json(
+        &text,
+        &path.display().to_string(),
+    )?))
+}
+
 /// Whether `path` is picasso assembly (`.pica`, `.v.pica`, `.g.pica`, `.vsh`, `.gsh`).
 pub fn is_picasso_source(path: &Path) -> bool {
     matches!(
@@ -266,6 +280,7 @@ pub fn link_pica(
     options.semantics = pica.semantics.clone();
     options.entry = common.entry.clone();
     options.defines = common.defines.clone();
+    options.layout = read_layout(common)?;
     let linked = spv2retro::picasso::link(&linked_inputs, &options, padding_nops)?;
     eprint!("{}", linked.warnings);
     if common.check {
