@@ -52,6 +52,7 @@
 pub mod build;
 mod compile;
 mod error;
+pub mod glue;
 pub mod picasso;
 pub mod rules;
 mod source;
