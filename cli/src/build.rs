@@ -229,14 +229,21 @@ impl Shaders {
 
     /// Also writes a Stage3D class in `language` ([`crate::glue`]: `NAME.hx` for OpenFL,
     /// `NAME.as` for AIR) for each [`Shaders::stage3d_pair`] and each AGAL shader compiled
-    /// alone, named after its module (`tint_filter` → `TintFilter`), into `dir` (relative to
-    /// the package), or beside the programs when `None`. Call once per language.
-    pub fn stage3d_classes(
+    /// alone, named after its module (`tint_filter` → `TintFilter`), beside the programs.
+    /// Call once per language.
+    pub fn stage3d_classes(mut self, language: crate::glue::Language) -> Shaders {
+        self.classes.push((language, None));
+        self
+    }
+
+    /// As [`Shaders::stage3d_classes`], into `dir` (relative to the package: a Haxe or AIR
+    /// project's source folder).
+    pub fn stage3d_classes_in(
         mut self,
         language: crate::glue::Language,
-        dir: Option<impl Into<PathBuf>>,
+        dir: impl Into<PathBuf>,
     ) -> Shaders {
-        self.classes.push((language, dir.map(Into::into)));
+        self.classes.push((language, Some(dir.into())));
         self
     }
 

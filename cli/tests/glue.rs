@@ -725,18 +725,18 @@ fn the_build_helper_writes_stage3d_classes() {
             dir.join("tint.frag"),
             Options::agal(Profile::Standard),
         )
-        .stage3d_classes(glue::Language::Haxe, Some(classes.clone()))
-        .stage3d_classes(glue::Language::As3, Some(classes.clone()))
+        .stage3d_classes_in(glue::Language::Haxe, &classes)
+        .stage3d_classes(glue::Language::As3)
         .out_dir(&dir)
         .compile()
         .unwrap();
     let hx = std::fs::read_to_string(classes.join("TintFilter.hx")).unwrap();
-    let as3 = std::fs::read_to_string(classes.join("TintFilter.as")).unwrap();
+    let as3 = std::fs::read_to_string(dir.join("TintFilter.as")).unwrap();
     assert!(hx.contains("@:final class TintFilter"), "{hx}");
     assert!(as3.contains("public final class TintFilter {"), "{as3}");
     assert_eq!(
         outputs.classes,
-        vec![classes.join("TintFilter.hx"), classes.join("TintFilter.as")]
+        vec![classes.join("TintFilter.hx"), dir.join("TintFilter.as")]
     );
     // The programs and the Rust module as for any shader.
     let (v, f) = tint_pair(Profile::Standard);
