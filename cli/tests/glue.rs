@@ -651,7 +651,8 @@ void main() { gl_FragColor = texture2D(position, vec2(0.5)) + modelView + model_
 
 #[test]
 fn the_names_test_class_compiles_in_haxe() {
-    // The generated spellings (`_2`, Bool, the viewport) type-check too.
+    // The generated spellings (`_2`, Bool, the viewport) type-check too; a uniform both
+    // programs have is one setter for both; an initial value is uploaded with the constants.
     if !haxe_available() {
         return;
     }
@@ -661,9 +662,11 @@ uniform vec4 modelView;
 uniform vec4 model_view;
 uniform bool enabled;
 uniform ivec2 cells;
-void main() { gl_FragColor = texture2D(position, gl_FragCoord.xy) + modelView + model_view + (enabled ? vec4(vec2(cells), 0.0, 0.0) : vec4(0.0)); }
+uniform vec4 shift;
+uniform vec2 center = vec2(200.0, 100.0);
+void main() { gl_FragColor = texture2D(position, gl_FragCoord.xy) + modelView + model_view + shift + vec4(center, 0.0, 0.0) + (enabled ? vec4(vec2(cells), 0.0, 0.0) : vec4(0.0)); }
 ";
-    let vert = "attribute vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let vert = "attribute vec4 p;\nuniform vec4 shift;\nvoid main() { gl_Position = p + shift; }\n";
     let (v, f) = compile_pair(
         Source::glsl(vert, Stage::Vertex),
         Source::glsl(frag, Stage::Fragment),
@@ -687,6 +690,7 @@ class Use {
 		Names.setCells(context, 3, 4);
 		Names.setViewport(context, 640, 480);
 		Names.setPositionSamplerState(context);
+		Names.setShift(context, 5, 6, 7, 8);
 		return p;
 	}
 }
@@ -709,6 +713,25 @@ class Use {
         .unwrap();
     let n: usize = enabled.register.trim_start_matches("fc").parse().unwrap();
     assert_eq!(rec.fc[n][usize::from(enabled.component)], 1.0);
+    assert!(!class.contains("setShift_2"), "{class}");
+    let register = |c: &Compiled, name: &str| -> (usize, usize) {
+        let u = c
+            .reflection
+            .uniforms
+            .iter()
+            .find(|u| u.name == name)
+            .unwrap();
+        let n = u
+            .register
+            .trim_start_matches(char::is_alphabetic)
+            .parse()
+            .unwrap();
+        (n, usize::from(u.component))
+    };
+    assert_eq!(rec.vc[register(&v, "shift").0], [5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(rec.fc[register(&f, "shift").0], [5.0, 6.0, 7.0, 8.0]);
+    let (n, c) = register(&f, "center");
+    assert_eq!(rec.fc[n][c..c + 2], [200.0, 100.0]);
 }
 
 /// The build helper writes the classes of an AGAL pair.
