@@ -21,6 +21,11 @@
 //! let dvlb = shaders::vshader::BYTES; // DVLB_ParseFile(dvlb.as_ptr() as *mut u32, dvlb.len() as u32)
 //! let projection = shaders::vshader::PROJECTION.register; // C3D_FVUnifMtx4x4(.., projection as i32, ..)
 //! ```
+//!
+//! For Stage3D, [`Shaders::stage3d_pair`] compiles a vertex and a fragment shader as a pair,
+//! and [`Shaders::stage3d_classes`] also writes a Haxe (OpenFL) or ActionScript 3 class per
+//! AGAL pair and per AGAL shader (see [`crate::glue`]), for a Haxe or AIR project that a
+//! Cargo build drives.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -32,6 +37,8 @@ use crate::error::{Error, ErrorKind};
 use crate::picasso::{self, Linked};
 use crate::source::{Language, Source};
 
+mod stage3d;
+
 /// The shaders of a project, and where their outputs go.
 #[derive(Clone, Debug, Default)]
 pub struct Shaders {
@@ -42,6 +49,8 @@ pub struct Shaders {
     variant_tables: Vec<(String, Vec<(String, String)>)>,
     /// The build's shared uniform layout.
     layout: Option<crate::layout::Layout>,
+    /// Stage3D classes to write: the language, and the folder (else the output folder).
+    classes: Vec<(crate::glue::Language, Option<PathBuf>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +67,12 @@ enum Item {
     },
     Dir {
         path: PathBuf,
+        options: Options,
+    },
+    Pair {
+        module: String,
+        vertex: PathBuf,
+        fragment: PathBuf,
         options: Options,
     },
 }
@@ -88,8 +103,12 @@ pub struct Output {
 pub struct Outputs {
     /// The generated Rust module (`OUT_DIR/shaders.rs`).
     pub module: PathBuf,
-    /// The shaders, in the order given (a folder's files sorted by path).
+    /// The shaders, in the order given (a folder's files sorted by path), then each
+    /// [`Shaders::stage3d_pair`]'s vertex and fragment program.
     pub shaders: Vec<Output>,
+    /// The Stage3D classes written ([`Shaders::stage3d_classes`]), in the order of
+    /// `shaders` (a pair's once), each language in the order asked.
+    pub classes: Vec<PathBuf>,
 }
 
 /// The file extensions taken as shaders when a folder is given (GLSL and WGSL files without
@@ -197,6 +216,48 @@ impl Shaders {
         self
     }
 
+    /// Compiles `vertex` and `fragment` for AGAL as a pair (as [`crate::compile_pair`] and
+    /// `spv2agal VERTEX --link FRAGMENT` do: varyings matched, the position passed on when
+    /// the fragment shader reads `gl_FragCoord`), after the other shaders. Each program is
+    /// written and gets its module as a shader alone does, `MODULE_vertex` and
+    /// `MODULE_fragment`; with [`Shaders::stage3d_classes`] the pair is one class, named
+    /// after `module` (`tint_filter` → `TintFilter`).
+    pub fn stage3d_pair(
+        mut self,
+        module: impl Into<String>,
+        vertex: impl Into<PathBuf>,
+        fragment: impl Into<PathBuf>,
+        options: Options,
+    ) -> Shaders {
+        self.items.push(Item::Pair {
+            module: module.into(),
+            vertex: vertex.into(),
+            fragment: fragment.into(),
+            options,
+        });
+        self
+    }
+
+    /// Also writes a Stage3D class in `language` ([`crate::glue`]: `NAME.hx` for OpenFL,
+    /// `NAME.as` for AIR) for each [`Shaders::stage3d_pair`] and each AGAL shader compiled
+    /// alone, named after its module (`tint_filter` → `TintFilter`), beside the programs.
+    /// Call once per language.
+    pub fn stage3d_classes(mut self, language: crate::glue::Language) -> Shaders {
+        self.classes.push((language, None));
+        self
+    }
+
+    /// As [`Shaders::stage3d_classes`], into `dir` (relative to the package: a Haxe or AIR
+    /// project's source folder).
+    pub fn stage3d_classes_in(
+        mut self,
+        language: crate::glue::Language,
+        dir: impl Into<PathBuf>,
+    ) -> Shaders {
+        self.classes.push((language, Some(dir.into())));
+        self
+    }
+
     /// Writes to `dir` instead of `OUT_DIR` (for tools and tests).
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Shaders {
         self.out_dir = Some(dir.into());
@@ -299,6 +360,8 @@ impl Shaders {
                     }
                     jobs.push((Some(module.clone()), paths.clone(), options.clone()));
                 }
+                // Compiled after the other jobs (see `stage3d::pairs`).
+                Item::Pair { .. } => {}
                 Item::Dir { path, options } => {
                     println!("cargo:rerun-if-changed={}", path.display());
                     let mut found = Vec::new();
@@ -383,9 +446,11 @@ impl Shaders {
                 linked: made.linked,
             });
         }
+        let pairs = stage3d::pairs(&self.items, &out_dir, &mut shaders, &mut seen)?;
         if self.layout.is_some() {
             check_layout(&shaders)?;
         }
+        let classes = stage3d::classes(&self.classes, &shaders, &pairs, &out_dir)?;
         let module = out_dir.join(self.module_file.as_deref().unwrap_or("shaders.rs"));
         let mut text = rust_module(&shaders);
         for (name, table) in &self.variant_tables {
@@ -401,7 +466,11 @@ impl Shaders {
             text += "    ];\n}\n";
         }
         write(&module, text.as_bytes())?;
-        Ok(Outputs { module, shaders })
+        Ok(Outputs {
+            module,
+            shaders,
+            classes,
+        })
     }
 }
 

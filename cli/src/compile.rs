@@ -226,6 +226,22 @@ impl Compiled {
     pub fn rendered_warnings(&self) -> &str {
         &self.rendered_warnings
     }
+
+    /// AGAL: the profile the program was compiled for (`None` for the PICA200 and for
+    /// AGALMiniAssembler text).
+    pub(crate) fn agal_profile(&self) -> Option<Profile> {
+        self.agal.as_ref().map(|a| a.profile)
+    }
+
+    /// AGAL: the vector size of the input at `location` (what a vertex buffer feeds it:
+    /// 2 for a `vec2`), when the program was compiled from a shader.
+    pub(crate) fn agal_input_lanes(&self, location: u32) -> Option<u8> {
+        let agal = self.agal.as_ref()?;
+        agal.inputs
+            .iter()
+            .find(|i| i.location == location && i.builtin.is_none())
+            .map(|i| i.lanes)
+    }
 }
 
 /// The module loaded and validated, its entry point chosen and lowered to MIR.

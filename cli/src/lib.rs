@@ -9,6 +9,8 @@
 //!   diagnostic as the command-line compilers. Nothing in the library prints, exits or panics on bad input.
 //! - [`build::Shaders`] does it from a build script, writing the programs into `OUT_DIR`
 //!   and a Rust module with a constant per uniform.
+//! - [`glue`] writes a typed Haxe (OpenFL) or ActionScript 3 (AIR) class for an AGAL program
+//!   pair: its bytes, `upload`, a setter per uniform by name.
 //! - The `spv2pica`, `spv2agal` and `spv2retro` binaries (the `spv2retro-cli` package) are
 //!   thin wrappers over this API.
 //!
@@ -52,6 +54,7 @@
 pub mod build;
 mod compile;
 mod error;
+pub mod glue;
 pub mod layout;
 pub mod picasso;
 pub mod rules;

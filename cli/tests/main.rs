@@ -2,6 +2,7 @@
 //! module of it.
 
 mod api;
+mod glue;
 
 /// `autotests = false`: a file of `tests/` that is not a module above would never run.
 #[test]

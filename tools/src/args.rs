@@ -130,4 +130,10 @@ pub enum AgalEmit {
     Mir,
     /// glsl2agal's JSON (`varnames`, `consts`, `agalasm`, `agalbin`).
     Json,
+    /// A Haxe (OpenFL) class with the program's (with --link, the pair's) bytes, `upload`,
+    /// a setter per uniform by name and the attributes' and samplers' registers; named after
+    /// the output file (`-o TintFilter.hx`), else the input.
+    Haxe,
+    /// The same class in ActionScript 3 (AIR, Flash Player), `-o TintFilter.as`.
+    As3,
 }

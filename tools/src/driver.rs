@@ -138,6 +138,8 @@ pub fn run(
         }
         return write_output(input, common, &display, "mir", text.as_bytes());
     }
+    // The other program of a --link pair, for a Stage3D class.
+    let mut partner: Option<Compiled> = None;
     let program = match target {
         // Linked with the other stage's shader: compiled as a pair (which passes the position
         // on when the fragment shader reads gl_FragCoord), and checked.
@@ -168,6 +170,7 @@ pub fn run(
                 (f, v)
             };
             eprint!("{}", other_program.rendered_warnings());
+            partner = Some(other_program);
             program
         }
         _ => spv2retro::compile(source, &options)?,
@@ -205,6 +208,19 @@ pub fn run(
             }
             _ => (program.listing.clone().into_bytes(), "v.pica"),
         },
+        Target::Agal(agal) if matches!(agal.emit, AgalEmit::Haxe | AgalEmit::As3) => {
+            let language = if agal.emit == AgalEmit::Haxe {
+                spv2retro::glue::Language::Haxe
+            } else {
+                spv2retro::glue::Language::As3
+            };
+            let (text, output) =
+                stage3d_class(input, common, language, &program, partner.as_ref())?;
+            if let Some(path) = &common.reflect {
+                write_file(path, &display, program.reflection.to_json().as_bytes())?;
+            }
+            return write_path(&output, &display, text.as_bytes());
+        }
         Target::Agal(agal) => match agal.emit {
             AgalEmit::Agal => (program.bytes.clone(), "agal"),
             AgalEmit::Asm => (program.listing.clone().into_bytes(), "agalasm"),
@@ -218,6 +234,39 @@ pub fn run(
         write_file(path, &display, program.reflection.to_json().as_bytes())?;
     }
     write_output(input, common, &display, extension, &bytes)
+}
+
+/// `--emit haxe`/`as3`: the class (named after `-o`'s file, else the input's) and where it
+/// goes (`-o`, else `CLASS.hx`/`.as` beside the input; `-` standard output).
+fn stage3d_class(
+    input: &Path,
+    common: &Common,
+    language: spv2retro::glue::Language,
+    program: &Compiled,
+    partner: Option<&Compiled>,
+) -> Result<(String, std::path::PathBuf), Failure> {
+    let file_stem = |p: &Path| -> String {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.split('.').next().unwrap_or(name).to_string()
+    };
+    let (class, output) = match &common.output {
+        // The class must be the file's name for Haxe and ActionScript to find it.
+        Some(o) if o != Path::new("-") => (file_stem(o), o.clone()),
+        Some(o) => (spv2retro::glue::class_name(&file_stem(input)), o.clone()),
+        None if input == Path::new("-") => ("Shader".to_string(), "-".into()),
+        None => {
+            let class = spv2retro::glue::class_name(&file_stem(input));
+            let file = format!("{class}.{}", language.extension());
+            (class, input.with_file_name(file))
+        }
+    };
+    let (vertex, fragment) = match (program.stage, partner) {
+        (Stage::Vertex, other) => (Some(program), other),
+        (_, other) => (other, Some(program)),
+    };
+    let text = spv2retro::glue::generate(language, &class, vertex, fragment)
+        .map_err(|e| Failure::Rejected(format!("{}: error: {e}\n", display_name(input))))?;
+    Ok((text, output))
 }
 
 /// The C names' prefix of a header: the output's file name (else the input's) without its

@@ -7,6 +7,7 @@ mod cli;
 mod pica_fragment;
 mod playground;
 mod spv2pica;
+mod stage3d;
 
 /// `autotests = false`: a file of `tests/` that is not a module above would never run.
 #[test]
