@@ -68,6 +68,16 @@ impl Alloc {
         Some(pos)
     }
 
+    /// A global at `pos` (`.fvec name c4`): where nothing is yet, at or after the globals so
+    /// far (the registers skipped stay free); the next globals follow it.
+    pub(super) fn global_at(&mut self, pos: u16, size: u16) -> Option<u16> {
+        if pos < self.start || pos + size > self.bound {
+            return None;
+        }
+        self.start = pos + size;
+        Some(pos)
+    }
+
     pub(super) fn local(&mut self, size: u16) -> Option<u16> {
         let pos = self.end.checked_sub(size)?;
         if pos < self.start {

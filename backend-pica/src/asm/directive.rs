@@ -111,6 +111,12 @@ impl Assembler {
     fn dir_uniform(&mut self, kind: UniformKind, rest: &str) -> Result<(), AsmError> {
         let shared = !self.dvle().uses_gsh_space();
         for arg in comma_args(rest) {
+            // `.fvec name c4`: the register it must take (the proposed picasso syntax for
+            // layouts shared between programs).
+            let (arg, at) = match arg.split_once([' ', '\t']) {
+                Some((decl, at)) => (decl.trim(), Some(at.trim())),
+                None => (arg, None),
+            };
             let (name, size) = match arg.find('[') {
                 Some(open) => {
                     let inner = arg[open + 1..]
@@ -144,13 +150,29 @@ impl Assembler {
                     pos = Some(g.pos);
                 }
             }
-            let pos =
-                match pos {
-                    Some(p) => p,
-                    None => self.space().get(kind).global(size).ok_or_else(|| {
-                        self.err(format!("not enough uniform space: {name}[{size}]"))
-                    })?,
-                };
+            let wanted = match at {
+                Some(at) => Some(self.uniform_position(kind, at, name)?),
+                None => None,
+            };
+            if let (Some(p), Some(w)) = (pos, wanted) {
+                if p != w {
+                    return Err(self.err(format!(
+                        "uniform '{name}' is already at another register in the shared space"
+                    )));
+                }
+            }
+            let pos = match (pos, wanted) {
+                (Some(p), _) => p,
+                (None, Some(w)) => self.space().get(kind).global_at(w, size).ok_or_else(|| {
+                    self.err(format!(
+                        "the register of '{name}' is taken or out of range: uniforms placed at \
+                         a register go after those declared before them"
+                    ))
+                })?,
+                (None, None) => self.space().get(kind).global(size).ok_or_else(|| {
+                    self.err(format!("not enough uniform space: {name}[{size}]"))
+                })?,
+            };
             if shared {
                 self.globals.push(GlobalUniform {
                     name: name.to_string(),
@@ -165,6 +187,26 @@ impl Assembler {
             self.new_alias(name, Alias::of(kind.reg(pos)))?;
         }
         Ok(())
+    }
+
+    /// The picasso position of register `at` (`c4`, `i1`, `b3`) for a uniform of `kind`.
+    fn uniform_position(&self, kind: UniformKind, at: &str, name: &str) -> Result<u16, AsmError> {
+        let (prefix, base, count) = match kind {
+            UniformKind::Float => ('c', super::assembler::FVEC_BASE, 96),
+            UniformKind::Int => ('i', super::assembler::IVEC_BASE, 4),
+            UniformKind::Bool => ('b', super::assembler::BOOL_BASE, 16),
+        };
+        at.strip_prefix(prefix)
+            .and_then(|n| n.parse::<u16>().ok())
+            .filter(|n| *n < count)
+            .map(|n| base + n)
+            .ok_or_else(|| {
+                self.err(format!(
+                    "invalid register for uniform '{name}': {at} (expected {prefix}0 to \
+                     {prefix}{})",
+                    count - 1
+                ))
+            })
     }
 
     fn floats(&self, values: [&str; 4]) -> Result<[f32; 4], AsmError> {
