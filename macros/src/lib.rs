@@ -7,10 +7,14 @@
 //! compiles with `spv2retro`: no devkitPro install, and the file may be GLSL, WGSL or SPIR-V
 //! as well as picasso source.
 //!
-//! ```ignore
+//! ```
 //! use spv2retro_macros::include_shader;
 //!
-//! static SHADER: &[u8] = include_shader!("shaders/vshader.vert");
+//! // In a crate of one's own, "shaders/vshader.vert"; this crate's doctests run in macros/.
+//! static SHADER: &[u8] = include_shader!("../examples/homebrew/shaders/vshader.vert");
+//!
+//! assert_eq!(&SHADER[..4], b"DVLB");
+//! assert!((SHADER.as_ptr() as usize).is_multiple_of(4));
 //! ```
 //!
 //! - The path is relative to the calling crate's folder (its `CARGO_MANIFEST_DIR`), or
