@@ -2,7 +2,8 @@
 //! workspace's lock file and dependencies): its build script compiles GLSL shaders with
 //! `spv2retro::build`, and its program includes the results. Checked here: the `.shbin` in
 //! its OUT_DIR loads in the PICA simulator and computes what the shader says, and the
-//! constants the generated module gives the program match the reflection written beside it.
+//! constants the generated module gives the program match the reflection written beside it,
+//! and its `include_shader!` (spv2retro-macros) gives spv2pica's bytes, aligned.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -189,6 +190,38 @@ fn the_homebrew_example_builds_offline_and_its_outputs_agree() {
         }
     }
     assert!(compared >= 8, "only {compared} constants compared");
+
+    // `include_shader!` (spv2retro-macros, citro3d-macros' signature): the same shader,
+    // aligned, byte for byte what spv2pica writes for it, which is the build helper's
+    // vshader.shbin.
+    let hex = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("include_shader vshader bytes "))
+        .expect("the example prints include_shader!'s bytes");
+    let included: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/homebrew");
+    let source = spv2retro::Source::from_path(root.join("shaders/vshader.vert")).unwrap();
+    let spv2pica = spv2retro::compile(source, &spv2retro::Options::pica()).unwrap();
+    let line = format!(
+        "include_shader vshader {} bytes aligned=true",
+        included.len()
+    );
+    assert!(
+        stdout.lines().any(|l| l == line),
+        "no {line:?} in\n{stdout}"
+    );
+    assert_eq!(
+        included, spv2pica.bytes,
+        "include_shader! and spv2pica differ"
+    );
+    assert_eq!(
+        included,
+        std::fs::read(out_dir.join("vshader.shbin")).unwrap(),
+        "include_shader! and the build helper differ"
+    );
 
     // The sprite program: the GLSL vertex shader and the hand-written geometry shader,
     // linked into one .shbin; the constants the program prints are the DVLEs' tables.

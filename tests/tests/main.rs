@@ -29,6 +29,7 @@ mod handwritten_size;
 mod homebrew_example;
 mod huge_inputs;
 mod hyperbolic;
+mod include_shader;
 mod instance_index;
 mod integer_bits;
 mod invalid_corpus;

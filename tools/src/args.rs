@@ -85,6 +85,11 @@ pub enum PicaEmit {
     C,
     /// The compiler's intermediate representation as the back end receives it.
     Mir,
+    /// The `.shbin` as the assembly devkitPro's `bin2s` prints for it (`.shbin.s`: `.byte`
+    /// lines, `NAME`, `NAME_end`, and `NAME_size` unless -H writes it), NAME from the output's
+    /// file name less its last extension (`vshader.shbin.s` → `vshader_shbin`): picasso and
+    /// bin2s in one step.
+    Bin2s,
 }
 
 /// `spv2pica`'s own options.
@@ -99,6 +104,17 @@ pub struct Pica {
     /// Repeatable.
     #[arg(long = "semantic", value_name = "L=NAME", value_parser = semantic)]
     pub semantics: Vec<(u32, backend_pica::shbin::Semantic)>,
+
+    /// With `--emit bin2s`: also write the C header `bin2s -H FILE` writes (`NAME`,
+    /// `NAME_end`, `NAME_size`) to FILE, and leave `NAME_size` out of the assembly, as
+    /// devkitARM's `bin2o` has it (`NAME_shbin.h`).
+    #[arg(short = 'H', long = "bin2s-header", value_name = "FILE")]
+    pub bin2s_header: Option<PathBuf>,
+
+    /// Also write make's dependencies of the files written on every file read (the
+    /// inputs) to FILE, as `gcc -MD -MP` writes them.
+    #[arg(long, value_name = "FILE")]
+    pub depfile: Option<PathBuf>,
 }
 
 /// Parses `L=NAME` for `--semantic`.

@@ -199,7 +199,7 @@ pub fn run(
             _ => (program.bytes.clone(), "tev"),
         },
         Target::Pica(pica) => match pica.emit {
-            PicaEmit::Shbin => (program.bytes.clone(), "shbin"),
+            PicaEmit::Shbin | PicaEmit::Bin2s => (program.bytes.clone(), "shbin"),
             PicaEmit::C => {
                 return Err(Failure::Rejected(format!(
                     "{display}: --emit c writes a fragment shader's combiner configuration;                      this is a {} program (its .shbin is --emit shbin)\n",
@@ -232,6 +232,14 @@ pub fn run(
     };
     if let Some(path) = &common.reflect {
         write_file(path, &display, program.reflection.to_json().as_bytes())?;
+    }
+    if let Target::Pica(pica) = target {
+        if crate::make::applies(pica) {
+            let output = output_path(input, common, &crate::make::extension(pica, extension));
+            let binary = input.with_extension(extension);
+            let inputs = [input.to_path_buf()];
+            return crate::make::write(pica, &output, &binary, &inputs, &display, &bytes, &[]);
+        }
     }
     write_output(input, common, &display, extension, &bytes)
 }
@@ -337,7 +345,7 @@ pub fn link_pica(
     }
     let first = inputs[0].as_path();
     let (bytes, extension) = match pica.emit {
-        PicaEmit::Shbin => (linked.bytes.clone(), "shbin"),
+        PicaEmit::Shbin | PicaEmit::Bin2s => (linked.bytes.clone(), "shbin"),
         _ => {
             let binary = backend_pica::shbin::read(&linked.bytes)
                 .map_err(|e| anyhow!("the linked program does not read back: {e}"))?;
@@ -346,7 +354,7 @@ pub fn link_pica(
     };
     let output = match &common.output {
         Some(p) => p.clone(),
-        None => default_output(first, extension),
+        None => default_output(first, &crate::make::extension(pica, extension)),
     };
     let shown = display_name(first);
     if let Some(path) = &common.reflect {
@@ -377,6 +385,11 @@ pub fn link_pica(
             break;
         }
         write_file(path, &shown, bytes)?;
+    }
+    if crate::make::applies(pica) {
+        let binary = default_output(first, extension);
+        let also: Vec<&Path> = header.into_iter().collect();
+        return crate::make::write(pica, &output, &binary, inputs, &shown, &bytes, &also);
     }
     write_path(&output, &shown, &bytes)
 }
@@ -524,16 +537,21 @@ fn write_output(
     extension: &str,
     bytes: &[u8],
 ) -> Result<(), Failure> {
-    let path = match &common.output {
+    write_path(&output_path(input, common, extension), display, bytes)
+}
+
+/// Where a run on `input` writes: `-o`, else standard output for standard input, else
+/// beside the input with `extension`.
+fn output_path(input: &Path, common: &Common, extension: &str) -> std::path::PathBuf {
+    match &common.output {
         Some(p) => p.clone(),
         None if input == Path::new("-") => std::path::PathBuf::from("-"),
         None => input.with_extension(extension),
-    };
-    write_path(&path, display, bytes)
+    }
 }
 
 /// Writes `bytes` to `path`, `-` being standard output.
-fn write_path(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
+pub(crate) fn write_path(path: &Path, display: &str, bytes: &[u8]) -> Result<(), Failure> {
     if path == Path::new("-") {
         use std::io::Write;
         std::io::stdout()

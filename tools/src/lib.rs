@@ -6,5 +6,6 @@
 
 pub mod args;
 pub mod driver;
+pub mod make;
 pub mod tools;
 pub mod variants;

@@ -3,6 +3,7 @@
 //! directories of their own, never changing this process's current directory or environment.
 
 mod api;
+mod build_routes;
 mod cli;
 mod pica_fragment;
 mod playground;

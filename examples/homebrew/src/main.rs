@@ -15,6 +15,10 @@ mod shaders {
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 }
 
+/// The same vertex shader as citro3d-rs's `include_shader!` gives it: the `.shbin` alone,
+/// compiled while this crate compiles (the path is relative to the crate's folder).
+static SHADER: &[u8] = spv2retro_macros::include_shader!("shaders/vshader.vert");
+
 /// A program's name, bytes and uniforms.
 type Program = (
     &'static str,
@@ -57,6 +61,14 @@ fn main() {
             );
         }
     }
+    // `include_shader!`'s bytes: what `spv2pica shaders/vshader.vert` writes, aligned.
+    let aligned = (SHADER.as_ptr() as usize).is_multiple_of(4);
+    println!(
+        "include_shader vshader {} bytes aligned={aligned}",
+        SHADER.len()
+    );
+    let hex: String = SHADER.iter().map(|b| format!("{b:02x}")).collect();
+    println!("include_shader vshader bytes {hex}");
     // The matrices a citro3d renderer uploads, by constant rather than by name.
     let projection = shaders::vshader::PROJECTION;
     let model_view = shaders::vshader::MODEL_VIEW;

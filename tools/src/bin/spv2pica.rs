@@ -62,6 +62,12 @@ fn main() -> ExitCode {
 
 fn run() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = spv2retro_cli::make::check(&cli.pica) {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, e)
+            .exit();
+    }
     if cli.common.print_pipeline {
         let target = Target::Pica(cli.pica);
         return driver::report("spv2pica", driver::print_pipeline(&cli.common, &target));
