@@ -4,6 +4,7 @@
 
 mod api;
 mod cli;
+mod openfl;
 mod pica_fragment;
 mod playground;
 mod spv2pica;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use spv2retro::{Profile, SamplerFlags, Stage};
+use spv2retro::{Profile, Runtime, SamplerFlags, Stage};
 use spv2retro_cli::args::{AgalEmit, Common};
 use spv2retro_cli::driver::{self, Agal, Target};
 
@@ -42,6 +42,13 @@ struct Cli {
     /// version and every limit.
     #[arg(long, value_name = "NAME", default_value = "baseline")]
     profile: Profile,
+
+    /// The Stage3D runtime the program is for: flash (Adobe's Flash Player and AIR, and
+    /// runtimes that read AGAL as they do, such as Ruffle) or openfl (OpenFL's Stage3D, whose
+    /// AGAL-to-GLSL converter mishandles `m34`, two-row `m33`, and a matrix's constant
+    /// registers also read as vectors: those become `dp4`/`dp3`).
+    #[arg(long, value_name = "NAME", default_value = "flash")]
+    runtime: Runtime,
 
     /// Flags of the sampler at binding B, as AGALMiniAssembler spells them (nearest, linear,
     /// mipnone, miplinear, clamp, repeat, dxt1, ignoresampler, a number for the LOD bias …),
@@ -92,6 +99,7 @@ fn run() -> ExitCode {
     let target = Target::Agal(Agal {
         emit: cli.emit,
         profile: cli.profile,
+        runtime: cli.runtime,
         samplers,
         link: cli.link,
     });
