@@ -64,7 +64,7 @@ impl Texture {
     /// bytes, is 64 texels with squares of 8).
     fn checkerboard(size: u32, square: u32) -> Texture {
         Texture::from_fn(size, |x, y| {
-            if (x / square + y / square) % 2 == 0 {
+            if (x / square + y / square).is_multiple_of(2) {
                 [255, 255, 255, 255]
             } else {
                 [51, 51, 64, 255]
@@ -585,7 +585,8 @@ fn edge_pixels(d: &Drawn, case: &Case) -> Vec<bool> {
     // Each edge (by its two vertices) with its screen ends and the third corner of each
     // triangle it bounds.
     type Ends = ([f32; 2], [f32; 2]);
-    let mut edges: HashMap<(Vec<u32>, Vec<u32>), (Ends, Vec<[f32; 2]>)> = HashMap::new();
+    type Key = (Vec<u32>, Vec<u32>);
+    let mut edges: HashMap<Key, (Ends, Vec<[f32; 2]>)> = HashMap::new();
     for tri in &case.mesh.triangles {
         for (a, b, c) in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] {
             let (ka, kb) = (key(&tri[a]), key(&tri[b]));

@@ -6,24 +6,27 @@
 //! its `AGALConverter` (`src/openfl/_internal/formats/agal/AGALConverter.hx` in the `openfl`
 //! package), instruction by instruction, keeping a map of how each register is used:
 //!
-//! - `m34` becomes `dest.xyz = src * vcN;` (lines 339–350) when `vcN` has not been read as a
-//!   vector before, a `vec3`/`vec4` times a `mat4` assigned to three lanes, which GLSL
-//!   refuses; after such a read it becomes three dot products (lines 351–362), whose `vec3`
-//!   fits only a destination masked `.xyz`. `m33` into `.xy` (two rows) is a `vec3` or a
-//!   `vec2` times a `mat3` into two lanes (lines 278–297): refused either way.
+//! - `m34` (lines 332–363) becomes `dest.xyz = src * vcN;` when `vcN` has not been read as
+//!   a vector before (line 346): a `vec3` or `vec4` times a `mat4` assigned to three lanes,
+//!   which GLSL refuses; after such a read, three dot products (lines 351–362), whose `vec3`
+//!   fits only a destination masked `.xyz`. `m33` into `.xy` (two rows) is a `vec2` times a
+//!   `mat3`, or a `vec3`, assigned to two lanes (lines 270–297): refused either way.
 //! - A constant register that `m44`, `m34` or `m33` reads as a matrix is declared
 //!   `uniform mat4 vcN;`, and a later read of `vcN` as a vector throws "Cannot use register in
 //!   multiple ways yet (mat4/vec4)" (`RegisterMap.add`, lines 601–622). Registers `N+1` to
-//!   `N+3` read as vectors become `vec4` uniforms of their own, which `Program3D`'s
-//!   `UniformMap.markDirty` (Program3D.hx lines 1057–1063, 1103–1127) skips when the
-//!   matrix's registers are set again: they keep their old values until the program is set
-//!   again.
+//!   `N+3` read as vectors become `vec4` uniforms of their own, which `UniformMap.markDirty`
+//!   (`src/openfl/display3D/Program3D.hx`, lines 1093–1124: it skips from a uniform to the
+//!   end of its registers, line 1118) does not refresh when the matrix's registers are set
+//!   again: they keep their old values until the program is set again.
 //!
-//! Under [`Runtime::OpenFl`] the selector therefore writes no `m34`, no two-row `m33`, and no
-//! matrix instruction whose four registers (`mat4 vcN` takes four, `m33` too) are also read
-//! otherwise (as a vector, by another matrix or by an indexed read): their rows are `dp4`
-//! and `dp3` instead, which OpenFL converts as the `vec4` uniforms they are. Everything
-//! else is the same program.
+//! A matrix read through an index (`m34 vt0.xyz, vt1, vc[vt2.x+4]`) is an array to the
+//! converter, which takes the dot-product path for it: that one is fine.
+//!
+//! Under [`Runtime::OpenFl`] the selector therefore writes no `m34` of direct rows, no
+//! two-row `m33`, and no matrix instruction whose four registers (`mat4 vcN` takes four,
+//! `m33` too) are also read otherwise (as a vector, by another matrix or by an indexed
+//! read): their rows are `dp4` and `dp3` instead, which OpenFL converts as the `vec4`
+//! uniforms they are. Everything else is the same program.
 
 use std::fmt;
 use std::str::FromStr;
@@ -59,9 +62,10 @@ impl Runtime {
         }
     }
 
-    /// Whether a matrix instruction `op` may be written at all.
-    pub(crate) fn allows_matrix(self, op: Opcode) -> bool {
-        self == Runtime::Flash || op != Opcode::M34
+    /// Whether a matrix instruction may be written for `plan` at all: for OpenFL, an `m34`
+    /// only with indexed rows (which it reads as dot products with an array).
+    pub(crate) fn allows_matrix(self, plan: &MatrixPlan) -> bool {
+        self == Runtime::Flash || plan.op != Opcode::M34 || plan.index.is_some()
     }
 
     /// Whether two rows may make an `m34`/`m33` writing `.xy`.

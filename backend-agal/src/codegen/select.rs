@@ -142,8 +142,8 @@ pub fn select(
                     let third = inst.args.first().and_then(|a| matrix::row_register(f, a));
                     !returned && third.is_some_and(|first| first + 2 < u32::from(registers))
                 });
-            let plan = matrix::plan(f, &inst.args, accept, two_rows)
-                .filter(|p| runtime.allows_matrix(p.op));
+            let plan =
+                matrix::plan(f, &inst.args, accept, two_rows).filter(|p| runtime.allows_matrix(p));
             if let (Some(r), Some(plan)) = (inst.result(), plan) {
                 plans.push((r, plan));
             } else if let (Some(r), Some(plan)) =
