@@ -94,6 +94,9 @@ enum Flash {
     Draws,
     /// Refuses them with a message containing this.
     Refuses(&'static str),
+    /// Draws the first frame right, and the second (the case's `second` uniforms set with
+    /// the program still set) with registers left from the first.
+    Stale,
 }
 
 struct Case {
@@ -107,6 +110,16 @@ struct Case {
     /// Profiles to compile for (default: the AGAL 1 ones).
     profiles: &'static [Profile],
     tolerance: Tolerance,
+    /// Uniforms set again for a second frame, drawn with the program still set: the picture
+    /// compared is that frame's.
+    second: Option<Vec<(&'static str, Vec<f32>)>>,
+}
+
+impl Case {
+    /// The uniforms of the frame compared.
+    fn drawn_uniforms(&self) -> &[(&'static str, Vec<f32>)] {
+        self.second.as_deref().unwrap_or(&self.uniforms)
+    }
 }
 
 const AGAL1: &[Profile] = &[
@@ -227,6 +240,19 @@ layout(std140, binding = 0) uniform U { layout(row_major) mat4 mvp; };
 void main() { gl_Position = mvp * position; vColor = vec4((color * mvp[0]).xyz + 0.25, 1.0); }
 ";
 
+/// The second row of a matrix (`vc1`) read as a vector besides the `m44`: a `vec4` uniform
+/// inside OpenFL's `mat4 vc0`, which it does not refresh when the matrix is set again.
+const STALE_VERT: &str = "#version 450
+layout(location = 0) in vec4 position;
+layout(location = 1) in vec4 color;
+layout(location = 0) out vec4 vColor;
+layout(std140, binding = 0) uniform U { layout(row_major) mat4 mvp; };
+void main() {
+  gl_Position = mvp * position;
+  vColor = vec4(color.rgb * abs(vec3(mvp[0][1], mvp[1][1], mvp[2][1])) + 0.2, 1.0);
+}
+";
+
 /// Two rows of a matrix product: `m34` and `m33` writing `.xy`, by default.
 const TWO_ROWS_VERT: &str = "#version 450
 layout(location = 0) in vec4 position;
@@ -258,8 +284,13 @@ void main() { color = vec4(normalize(vNormal) * 0.5 + 0.5, 1.0); }
 
 /// A turn about y and x, scaled by 0.9 and moved a little: rows.
 fn transform() -> [[f32; 4]; 4] {
-    let (sy, cy) = 0.5f32.sin_cos();
-    let (sx, cx) = 0.3f32.sin_cos();
+    transform_by(0.5, 0.3)
+}
+
+/// A turn by `yaw` about y and `pitch` about x, scaled by 0.9 and moved a little: rows.
+fn transform_by(yaw: f32, pitch: f32) -> [[f32; 4]; 4] {
+    let (sy, cy) = yaw.sin_cos();
+    let (sx, cx) = pitch.sin_cos();
     let ry = [[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]];
     let rx = [[1.0, 0.0, 0.0], [0.0, cx, -sx], [0.0, sx, cx]];
     let r: [[f32; 3]; 3] =
@@ -301,6 +332,7 @@ fn cases() -> Vec<Case> {
         flash: Flash::Draws,
         profiles: AGAL1,
         tolerance: EXACT,
+        second: None,
     };
     vec![
         // Texel centres at pixel centres.
@@ -385,6 +417,17 @@ fn cases() -> Vec<Case> {
         Case {
             uniforms: vec![("mvp", rows(m, 4)), ("nm", mat3_rows(m))],
             ..case("m33", M33_VERT, NORMAL_FRAG, mesh::sphere(24, 12))
+        },
+        Case {
+            uniforms: vec![("mvp", rows(m, 4))],
+            second: Some(vec![("mvp", rows(transform_by(-0.7, 0.6), 4))]),
+            flash: Flash::Stale,
+            ..case(
+                "m44 row read as a vector, second frame",
+                STALE_VERT,
+                COLOR_FRAG,
+                mesh::cube(),
+            )
         },
         Case {
             flash: Flash::Refuses("Version must be 1"),
@@ -474,7 +517,14 @@ fn description(d: &Drawn, case: &Case) -> serde_json::Value {
         .flat_map(|v| vertex_inputs(&d.vertex, v).into_iter().flatten())
         .collect();
     let uniforms = &case.uniforms;
+    let second = case.second.as_ref().map(|u| {
+        serde_json::json!({
+            "vertexConstants": constant_registers(&d.vertex, u),
+            "fragmentConstants": constant_registers(&d.fragment, u),
+        })
+    });
     serde_json::json!({
+        "second": second,
         "name": d.label,
         "vertex": hex(&d.vertex.bytes),
         "fragment": hex(&d.fragment.bytes),
@@ -500,7 +550,7 @@ fn preview_pixels(d: &Drawn, case: &Case) -> Vec<u8> {
     let uniforms_of = |c: &Compiled| Values {
         inputs: Vec::new(),
         uniforms: case
-            .uniforms
+            .drawn_uniforms()
             .iter()
             .filter(|(n, _)| c.reflection.uniforms.iter().any(|u| u.name == *n))
             .map(|(n, f)| (n.to_string(), f.clone()))
@@ -569,7 +619,7 @@ fn edge_pixels(d: &Drawn, case: &Case) -> Vec<bool> {
                     .map(|(i, x)| (i.name.clone(), x.to_vec()))
                     .collect(),
                 uniforms: case
-                    .uniforms
+                    .drawn_uniforms()
                     .iter()
                     .filter(|(n, _)| d.vertex.reflection.uniforms.iter().any(|u| u.name == *n))
                     .map(|(n, f)| (n.to_string(), f.clone()))
@@ -846,14 +896,14 @@ fn openfl_stage3d_draws_the_compilers_agal_as_the_preview_does() {
                 ));
                 continue;
             }
-            (Flash::Draws, false) => {
+            (Flash::Draws | Flash::Stale, false) => {
                 failures.push(format!(
                     "{}: OpenFL refused it: {error}\nvertex GLSL:\n{}\nfragment GLSL:\n{}\nlog: {}",
                     d.label, r["vertexGlsl"], r["fragmentGlsl"], r["log"]
                 ));
                 continue;
             }
-            (Flash::Draws, true) => {}
+            (Flash::Draws | Flash::Stale, true) => {}
         }
         let openfl = unhex(r["rgba"].as_str().unwrap());
         let preview = preview_pixels(d, case);
@@ -881,7 +931,18 @@ fn openfl_stage3d_draws_the_compilers_agal_as_the_preview_does() {
             diff.differing_anywhere,
             diff.covered
         );
-        if diff.covered < 200 || share < CLOSE_SHARE || diff.max > t.max {
+        let matches = diff.covered >= 200 && share >= CLOSE_SHARE && diff.max <= t.max;
+        if expect == Flash::Stale {
+            if matches {
+                failures.push(format!(
+                    "{}: the second frame is right, where OpenFL 8.9.6 leaves a vec4 uniform \
+                     inside a mat4 stale",
+                    d.label
+                ));
+            } else {
+                eprintln!("{}: the second frame is wrong, as expected", d.label);
+            }
+        } else if !matches {
             failures.push(format!(
                 "{}: {diff:?} (need ≥ {:.0}% within {}/255, max ≤ {}/255, ≥ 200 covered); \
                  pictures in {}",

@@ -120,6 +120,16 @@
         context.setTextureAt(t.sampler, tex);
       }
       context.drawTriangles(ib, 0, n / 3);
+      if (c.second) {
+        // A second frame: new constants, the program still set (as an application that
+        // animates a matrix does); this frame's pixels are the ones read.
+        context.clear(c.background[0], c.background[1], c.background[2], 1, 1, 0);
+        context.setProgramConstantsFromVector(D3.Context3DProgramType.VERTEX, 0,
+          c.second.vertexConstants, c.second.vertexConstants.length / 4);
+        context.setProgramConstantsFromVector(D3.Context3DProgramType.FRAGMENT, 0,
+          c.second.fragmentConstants, c.second.fragmentConstants.length / 4);
+        context.drawTriangles(ib, 0, n / 3);
+      }
       const error = gl.getError();
       if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)} after drawTriangles`);
 

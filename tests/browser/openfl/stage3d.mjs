@@ -11,7 +11,9 @@
 //       "attributes": [ { "register": 0, "offset": 0 } ],   // float4 each, offsets in floats
 //       "vertexConstants": [...], "fragmentConstants": [...],  // 4 floats per register, from 0
 //       "textures": [ { "sampler": 0, "width": 64, "height": 64, "rgba": HEX } ],
-//       "background": [r, g, b] } ] }
+//       "background": [r, g, b],
+//       "second": null | { "vertexConstants": [...], "fragmentConstants": [...] } } ] }
+//   (`second`: draw again with these constants, the program still set, and read that frame)
 // RESULTS.json: { "renderer": {...}, "results": [ { name, ok, error, rgba (HEX, rows from
 // the top), vertexGlsl, fragmentGlsl, log } ] }
 //
