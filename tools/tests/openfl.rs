@@ -957,3 +957,48 @@ fn openfl_stage3d_draws_the_compilers_agal_as_the_preview_does() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `spv2agal --runtime openfl` on the command line: a fixture whose default program has an
+/// `m34` gets `dp4`s instead; an unknown runtime is a usage error.
+#[test]
+fn spv2agal_takes_the_runtime() {
+    let agal = env!("CARGO_BIN_EXE_spv2agal");
+    let shader = test_kit::fixture("glsl/row_major_forms.vert.spv");
+    let listing = |runtime: &str| {
+        let out = Command::new(agal)
+            .args([
+                shader.to_str().unwrap(),
+                "--emit",
+                "asm",
+                "-o",
+                "-",
+                "--runtime",
+                runtime,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(listing("flash").contains("m34 "));
+    let openfl = listing("openfl");
+    assert!(
+        !openfl.contains("m34 ") && openfl.contains("dp4 "),
+        "{openfl}"
+    );
+    let out = Command::new(agal)
+        .args([shader.to_str().unwrap(), "--runtime", "air", "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("expected flash or openfl"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
