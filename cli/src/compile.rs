@@ -65,6 +65,10 @@ pub struct Options {
     pub profile: Profile,
     /// AGAL: sampler flags by binding, over the defaults.
     pub samplers: Vec<SamplerFlags>,
+    /// AGAL: the Stage3D runtime the program is for. Default `flash` (Adobe's Flash Player
+    /// and AIR, and runtimes that read AGAL as they do); `openfl` avoids the forms OpenFL's
+    /// AGAL-to-GLSL converter mishandles (see [`Runtime`]).
+    pub runtime: Runtime,
     /// AGAL: the varying (location) that carries the vertex position on to the fragment
     /// program for `gl_FragCoord`. [`compile_pair`] sets it for both programs; the fragment
     /// program then reads the uniform `spv2retro_viewport` (width, height in pixels).
@@ -133,6 +137,12 @@ impl Options {
         self
     }
 
+    /// AGAL: compiles for `runtime` (see [`Runtime`]).
+    pub fn runtime(mut self, runtime: Runtime) -> Options {
+        self.runtime = runtime;
+        self
+    }
+
     /// AGAL: the flags of the sampler at `binding`, as AGALMiniAssembler spells them
     /// (`nearest`, `miplinear`, `clamp`, `dxt5`, `-0.5` for a LOD bias …).
     pub fn sampler<S: Into<String>>(
@@ -152,6 +162,7 @@ impl Options {
         backend_agal::codegen::Options {
             profile: self.profile,
             samplers: self.samplers.clone(),
+            runtime: self.runtime,
             position_varying: self
                 .position_varying
                 .map(|k| u16::try_from(k).unwrap_or(u16::MAX)),
@@ -161,7 +172,7 @@ impl Options {
 }
 
 pub use backend_agal::Profile;
-pub use backend_agal::codegen::SamplerFlags;
+pub use backend_agal::codegen::{Runtime, SamplerFlags};
 pub use backend_pica::shbin::Semantic;
 
 /// A compiled program.

@@ -62,8 +62,8 @@ mod source;
 pub mod variants;
 
 pub use compile::{
-    Compiled, Options, Profile, SamplerFlags, Semantic, Target, check_link, compile, compile_pair,
-    mir_text, mir_text_after, pipeline_text, stage_of,
+    Compiled, Options, Profile, Runtime, SamplerFlags, Semantic, Target, check_link, compile,
+    compile_pair, mir_text, mir_text_after, pipeline_text, stage_of,
 };
 pub use error::{Error, ErrorKind, REPORT_BUGS_AT, run_tool};
 pub use source::{Language, Source};

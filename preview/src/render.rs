@@ -288,8 +288,10 @@ fn colour_register(program: Program<'_>) -> Option<(String, bool)> {
         .map(|o| (o.register.clone(), false))
 }
 
-/// Which mesh attribute feeds input `name` (the `k`-th input).
-fn attribute(name: &str, k: usize) -> usize {
+/// Which mesh attribute feeds a vertex program's input `name` (its `k`-th input): 0 the
+/// position, 1 the colour, 2 the texture coordinates, 3 the normal (see the module
+/// documentation). For a harness that feeds the same mesh to another renderer.
+pub fn attribute(name: &str, k: usize) -> usize {
     let n = name.to_ascii_lowercase();
     if n.contains("pos") || n == "gl_vertex" {
         0

@@ -6,6 +6,7 @@
 
 mod agal_bool_flags;
 mod agal_codegen;
+mod agal_openfl;
 mod agal_outputs;
 mod agal_padded_matrix;
 mod agal_reference;

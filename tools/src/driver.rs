@@ -27,6 +27,8 @@ pub struct Agal {
     pub emit: AgalEmit,
     /// The Stage3D profile.
     pub profile: spv2retro::Profile,
+    /// The Stage3D runtime.
+    pub runtime: spv2retro::Runtime,
     /// Sampler flags by binding.
     pub samplers: Vec<spv2retro::SamplerFlags>,
     /// The other stage's shader (SPIR-V) or program (`.agal`), to check that the varyings
@@ -44,7 +46,7 @@ impl Target {
                 o
             }
             Target::Agal(agal) => {
-                let mut o = Options::agal(agal.profile);
+                let mut o = Options::agal(agal.profile).runtime(agal.runtime);
                 o.samplers = agal.samplers.clone();
                 o
             }

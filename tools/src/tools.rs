@@ -30,6 +30,8 @@ pub struct Build {
     pub stage: Option<Stage>,
     /// `--profile` (AGAL).
     pub profile: Profile,
+    /// `--runtime` (AGAL).
+    pub runtime: spv2retro::Runtime,
     /// `-D`.
     pub defines: Vec<(String, String)>,
 }
@@ -48,7 +50,7 @@ pub fn compile_file(path: &Path, build: &Build) -> Result<Compiled, Failure> {
         None => Target::Pica,
     };
     let mut options = match target {
-        Target::Agal => Options::agal(build.profile),
+        Target::Agal => Options::agal(build.profile).runtime(build.runtime),
         Target::Pica => Options::pica(),
     };
     options.stage = build.stage;

@@ -29,6 +29,7 @@ pub mod position;
 pub mod prepare;
 pub mod reflect;
 pub mod required;
+pub mod runtime;
 pub mod samplers;
 pub mod select;
 pub mod uniform_index;
@@ -53,6 +54,7 @@ use prepare::Ifs;
 
 pub use interface::{Interface, OutputReg};
 pub use link::{check_link, check_program_pair};
+pub use runtime::{Runtime, UnknownRuntime};
 pub use samplers::SamplerFlags;
 
 /// What a user can choose.
@@ -72,6 +74,8 @@ pub struct Options {
     /// again at each reader when the program still needs more temporaries (on unless a test
     /// wants to see the difference).
     pub rematerialise: bool,
+    /// The runtime the program is for (see [`runtime`]): Adobe's by default.
+    pub runtime: Runtime,
 }
 
 impl Default for Options {
@@ -82,6 +86,7 @@ impl Default for Options {
             packing: Packing::WhenNeeded,
             position_varying: None,
             rematerialise: true,
+            runtime: Runtime::Flash,
         }
     }
 }
@@ -243,7 +248,8 @@ fn compile_once(module: &Module, options: &Options, ifs: Ifs) -> Result<Compiled
     };
     let fitted = retry::allocate(&mut m, &policy, |m, pack| -> Result<_, Diagnostics> {
         let mut pool = pool::Pool::new(iface.uniform_registers);
-        let code = select::select(m, &iface, &mut pool, profile, pack).map_err(Diagnostics)?;
+        let code = select::select(m, &iface, &mut pool, profile, options.runtime, pack)
+            .map_err(Diagnostics)?;
         Ok((code, pool))
     });
     let Fitted {

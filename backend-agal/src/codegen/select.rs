@@ -37,6 +37,7 @@ use regalloc2::VReg;
 use super::interface::{Interface, OutputReg};
 use super::matrix::{self, MatrixPlan};
 use super::pool::Pool;
+use super::runtime::Runtime;
 use super::samplers::bias_eighths;
 use super::vinst::{IndexReg, VDst, VInst, VOp, VSrc};
 use crate::header::{Stage, Version};
@@ -98,6 +99,7 @@ pub fn select(
     iface: &Interface,
     pool: &mut Pool,
     profile: Profile,
+    runtime: Runtime,
     pack_lanes: bool,
 ) -> Result<VCode<VInst>, Vec<Diagnostic>> {
     let f = &module.function;
@@ -107,6 +109,8 @@ pub fn select(
     let mut padded = HashMap::default();
     let mut fused = HashSet::default();
     let mut shared = HashMap::default();
+    let mut plans = Vec::new();
+    let mut padded_plans = Vec::new();
     let readers = readers(f);
     let registers = match iface.stage {
         Stage::Vertex => profile.limits().vertex_constants,
@@ -130,30 +134,36 @@ pub fn select(
             // Two rows make one `m34`/`m33` writing `.xy` when the register after them
             // exists, except for a vector the return reads (a varying takes one `m44`, its
             // padding lanes from the next registers: `plan_padded`).
-            let two_rows = inst.result().is_some_and(|r| {
-                let returned = readers
-                    .get(&r)
-                    .is_some_and(|at| at.iter().all(|&(_, p)| p == usize::MAX));
-                let third = inst.args.first().and_then(|a| matrix::row_register(f, a));
-                !returned && third.is_some_and(|first| first + 2 < u32::from(registers))
-            });
-            if let (Some(r), Some(plan)) =
-                (inst.result(), matrix::plan(f, &inst.args, accept, two_rows))
-            {
-                for (lane, &d) in plan.dots.iter().enumerate() {
-                    if uses.get(&d) != Some(&1) {
-                        shared.insert(d, (r, lane as u8));
-                    }
-                }
-                fused.extend(plan.dots.iter().copied());
-                matrices.insert(r, plan);
+            let two_rows = runtime.allows_two_rows()
+                && inst.result().is_some_and(|r| {
+                    let returned = readers
+                        .get(&r)
+                        .is_some_and(|at| at.iter().all(|&(_, p)| p == usize::MAX));
+                    let third = inst.args.first().and_then(|a| matrix::row_register(f, a));
+                    !returned && third.is_some_and(|first| first + 2 < u32::from(registers))
+                });
+            let plan =
+                matrix::plan(f, &inst.args, accept, two_rows).filter(|p| runtime.allows_matrix(p));
+            if let (Some(r), Some(plan)) = (inst.result(), plan) {
+                plans.push((r, plan));
             } else if let (Some(r), Some(plan)) =
                 (inst.result(), matrix::plan_padded(f, &inst.args, uses))
             {
-                padded.insert(r, plan);
+                padded_plans.push((r, plan));
             }
         }
     }
+    runtime.keep_matrices(f, &mut plans, &mut padded_plans, u32::from(registers));
+    for (r, plan) in plans {
+        for (lane, &d) in plan.dots.iter().enumerate() {
+            if uses.get(&d) != Some(&1) {
+                shared.insert(d, (r, lane as u8));
+            }
+        }
+        fused.extend(plan.dots.iter().copied());
+        matrices.insert(r, plan);
+    }
+    padded.extend(padded_plans);
     let regions = Regions::new(f);
     let mut s = Selector {
         m: module,

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use spv2retro::variants::Variant;
-use spv2retro::{Options, Profile, SamplerFlags, Stage};
+use spv2retro::{Options, Profile, Runtime, SamplerFlags, Stage};
 use spv2retro_cli::args::{AgalEmit, Common};
 use spv2retro_cli::driver::{self, Agal, Target};
 use spv2retro_cli::variants;
@@ -44,6 +44,13 @@ struct Cli {
     /// version and every limit.
     #[arg(long, value_name = "NAME", default_value = "baseline")]
     profile: Profile,
+
+    /// The Stage3D runtime the program is for: flash (Adobe's Flash Player and AIR, and
+    /// runtimes that read AGAL as they do, such as Ruffle) or openfl (OpenFL's Stage3D, whose
+    /// AGAL-to-GLSL converter mishandles `m34`, two-row `m33`, and a matrix's constant
+    /// registers also read as vectors: those become `dp4`/`dp3`).
+    #[arg(long, value_name = "NAME", default_value = "flash")]
+    runtime: Runtime,
 
     /// Flags of the sampler at binding B, as AGALMiniAssembler spells them (nearest, linear,
     /// mipnone, miplinear, clamp, repeat, dxt1, ignoresampler, a number for the LOD bias …),
@@ -113,7 +120,7 @@ fn run() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let mut options = Options::agal(cli.profile);
+        let mut options = Options::agal(cli.profile).runtime(cli.runtime);
         options.samplers = samplers;
         options.defines = cli.common.defines.clone();
         options.entry = cli.common.entry.clone();
@@ -134,6 +141,7 @@ fn run() -> ExitCode {
     let target = Target::Agal(Agal {
         emit: cli.emit,
         profile: cli.profile,
+        runtime: cli.runtime,
         samplers,
         link: cli.link,
     });

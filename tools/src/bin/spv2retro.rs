@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use spv2retro::{Profile, Stage};
+use spv2retro::{Profile, Runtime, Stage};
 use spv2retro_cli::driver::{self, Failure};
 use spv2retro_cli::tools::{self, Build, PreviewArgs, TargetName};
 
@@ -35,6 +35,10 @@ struct CompileArgs {
     /// The Stage3D profile (AGAL).
     #[arg(long, value_name = "NAME", default_value = "baseline")]
     profile: Profile,
+    /// The Stage3D runtime (AGAL): flash (Adobe's, and runtimes that read AGAL as it does) or
+    /// openfl (no form OpenFL 8.9.6's AGAL converter mishandles).
+    #[arg(long, value_name = "NAME", default_value = "flash")]
+    runtime: Runtime,
     /// GLSL: define NAME (as VALUE, default 1). Repeatable.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     defines: Vec<String>,
@@ -111,6 +115,7 @@ fn build(c: &CompileArgs) -> Build {
         target: c.target,
         stage: c.stage,
         profile: c.profile,
+        runtime: c.runtime,
         defines: c
             .defines
             .iter()
