@@ -234,3 +234,39 @@ fn every_front_door_tells_a_file_by_the_same_names() {
     assert!(e.to_string().contains("missing.vert"), "{e}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// picasso sources pin uniforms to registers (`.fvec name c8`), so that hand-written
+/// programs share a layout with compiled ones: the pinned uniform is there, the next one
+/// follows it, and a register already taken is an error.
+#[test]
+fn picasso_sources_pin_uniforms_to_registers() {
+    use spv2retro::picasso::link;
+    let text = ".fvec mvp[4], tint c8, after\n.bool flag b3\n.out pos position\n.proc main\n\
+                \tdp4 pos.x, mvp[0], v0\n\tmov pos.yzw, tint\n\tadd pos.y, pos.y, after.x\n\
+                \tend\n.end\n";
+    let linked = link(
+        &[Source::picasso(text).named("pinned.v.pica")],
+        &Options::pica(),
+        true,
+    )
+    .expect("assembles");
+    let at = |name: &str| {
+        linked.shaders[0]
+            .uniforms
+            .iter()
+            .find(|u| u.name == name)
+            .map(|u| format!("{}{}", u.file, u.register))
+    };
+    assert_eq!(at("mvp").as_deref(), Some("c0"));
+    assert_eq!(at("tint").as_deref(), Some("c8"));
+    assert_eq!(at("after").as_deref(), Some("c9"));
+    assert_eq!(at("flag").as_deref(), Some("b3"));
+    let taken = ".fvec mvp[4], tint c2\n.proc main\n\tend\n.end\n";
+    let e = link(
+        &[Source::picasso(taken).named("taken.v.pica")],
+        &Options::pica(),
+        true,
+    )
+    .expect_err("c2 is inside mvp");
+    assert!(e.to_string().contains("is taken"), "{e}");
+}

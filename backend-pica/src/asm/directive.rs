@@ -169,9 +169,11 @@ impl Assembler {
                          a register go after those declared before them"
                     ))
                 })?,
-                (None, None) => self.space().get(kind).global(size).ok_or_else(|| {
-                    self.err(format!("not enough uniform space: {name}[{size}]"))
-                })?,
+                (None, None) => {
+                    self.space().get(kind).global(size).ok_or_else(|| {
+                        self.err(format!("not enough uniform space: {name}[{size}]"))
+                    })?
+                }
             };
             if shared {
                 self.globals.push(GlobalUniform {
