@@ -20,6 +20,7 @@ pub fn run(
     base: &Options,
     variants: &[Variant],
     out: &Path,
+    glue: Option<spv2retro::glue::Language>,
 ) -> Result<(), Failure> {
     let shown = input.display().to_string();
     let mut seen = Vec::new();
@@ -39,6 +40,15 @@ pub fn run(
     };
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut table = Vec::new();
+    // With --emit haxe|as3: a class per variant, and one that chooses among them by name,
+    // named after the input (`filter.frag` → `Filter`).
+    let class = spv2retro::glue::class_name(
+        input
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("shader"),
+    );
+    let mut classes: Vec<(String, String)> = Vec::new();
     for v in variants {
         let options = v.options(base);
         let mine = source(&shown, bytes.clone())?;
@@ -89,7 +99,28 @@ pub fn run(
             );
         }
         entry.insert("programs".into(), stages.into());
+        if let Some(language) = glue {
+            let own = format!("{class}{}", spv2retro::glue::class_name(&v.name));
+            let find = |s: Stage| programs.iter().find(|(st, _)| *st == s).map(|(_, c)| c);
+            let text = spv2retro::glue::generate(
+                language,
+                &own,
+                find(Stage::Vertex),
+                find(Stage::Fragment),
+            )?;
+            let file = format!("{own}.{}", language.extension());
+            entry.insert("class".into(), file.clone().into());
+            files.push((out.join(file), text.into_bytes()));
+            classes.push((v.name.clone(), own));
+        }
         table.push(serde_json::Value::Object(entry));
+    }
+    if let Some(language) = glue {
+        let text = spv2retro::glue::variant_selector(language, &class, &classes, other.is_some());
+        files.push((
+            out.join(format!("{class}.{}", language.extension())),
+            text.into_bytes(),
+        ));
     }
     std::fs::create_dir_all(out).map_err(|e| {
         Failure::Other(anyhow::anyhow!(

@@ -157,3 +157,77 @@ fn a_file_name_that_cannot_name_the_class_is_refused() {
         text(&out.stderr)
     );
 }
+
+/// `--variant` with `--emit haxe`: a class per variant and one that chooses among them by
+/// name, which type-checks against OpenFL's externs when `haxe` is installed.
+#[test]
+fn variants_are_classes_chosen_by_name() {
+    let dir = scratch("cli-stage3d-variants");
+    std::fs::write(dir.join("filter.vert"), VERT).unwrap();
+    std::fs::write(dir.join("filter.frag"), FRAG).unwrap();
+    let out = agal(
+        &dir,
+        &[
+            "filter.frag",
+            "--link",
+            "filter.vert",
+            "--emit",
+            "haxe",
+            "-o",
+            "gen",
+            "--variant",
+            "plain:",
+            "--variant",
+            "dxt5:0=dxt5",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let generated = dir.join("gen");
+    let selector = std::fs::read_to_string(generated.join("Filter.hx")).unwrap();
+    assert!(
+        selector.contains("case \"dxt5\": FilterDxt5.upload(context);"),
+        "{selector}"
+    );
+    assert!(selector.contains("[\"plain\", \"dxt5\"]"), "{selector}");
+    let dxt5 = std::fs::read_to_string(generated.join("FilterDxt5.hx")).unwrap();
+    assert!(dxt5.contains("class FilterDxt5"), "{dxt5}");
+    let table = std::fs::read_to_string(generated.join("variants.json")).unwrap();
+    assert!(table.contains("\"class\": \"FilterDxt5.hx\""), "{table}");
+    // Type-check a use of them with OpenFL's externs, when the tools are there.
+    let externs = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/stage3d/node_modules/openfl/lib");
+    let haxe = Command::new("haxe").arg("--version").output();
+    if !externs.exists() || !haxe.is_ok_and(|o| o.status.success()) {
+        let message = "skipped the Haxe check: needs haxe and tests/stage3d's npm packages \
+                       (.ci/install-stage3d)";
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        eprintln!("{message}");
+        return;
+    }
+    std::fs::write(
+        generated.join("CheckMain.hx"),
+        "import openfl.display3D.Context3D;\n\
+         class CheckMain {\n\tstatic function main() {}\n\
+         \tstatic function draw(context:Context3D) {\n\
+         \t\tvar program = Filter.upload(context, \"dxt5\");\n\
+         \t\tcontext.setProgram(program);\n\
+         \t\tvar chosen:Class<Dynamic> = Filter.classFor(\"plain\");\n\
+         \t\tFilterDxt5.setTint(context, 1.0, 0.5, 0.25, 1.0);\n\t}\n}\n",
+    )
+    .unwrap();
+    let check = Command::new("haxe")
+        .current_dir(&dir)
+        .arg("-cp")
+        .arg(&externs)
+        .arg("-cp")
+        .arg(&generated)
+        .args(["-main", "CheckMain", "-js", "check.js", "--no-output"])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}{}",
+        text(&check.stdout),
+        text(&check.stderr)
+    );
+}

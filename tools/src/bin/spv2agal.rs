@@ -135,7 +135,18 @@ fn run() -> ExitCode {
         });
         return driver::report(
             "spv2agal",
-            variants::run(&input, cli.link.as_deref(), &options, &variants, &out),
+            variants::run(
+                &input,
+                cli.link.as_deref(),
+                &options,
+                &variants,
+                &out,
+                match cli.emit {
+                    AgalEmit::Haxe => Some(spv2retro::glue::Language::Haxe),
+                    AgalEmit::As3 => Some(spv2retro::glue::Language::As3),
+                    _ => None,
+                },
+            ),
         );
     }
     let target = Target::Agal(Agal {
