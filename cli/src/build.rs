@@ -990,14 +990,8 @@ fn compiled_items(s: &mut String, c: &Compiled, reflection: Option<&Path>) {
 /// with the command words, each stage's register words (citro3d's `C3D_TexEnv` in memory),
 /// the buffer and alpha-test words, the texture units, and the stages each uniform colours.
 fn texenv_items(s: &mut String, t: &backend_pica::fragment::config::TexEnv, source: &str) {
-    use backend_pica::fragment::config::{AlphaTest, Color, TextureKind};
+    use backend_pica::fragment::config::{AlphaTest, TextureKind};
     let words = backend_pica::fragment::words::words(t);
-    let _ = writeln!(
-        s,
-        "    /// The texture combiners of `{source}` (see docs/conventions.md, \"The 3DS \
-         fragment stage\").
-    pub mod texenv {{"
-    );
     let list = |w: &[u32]| {
         w.iter()
             .map(|x| format!("0x{x:08X}"))
@@ -1006,44 +1000,36 @@ fn texenv_items(s: &mut String, t: &backend_pica::fragment::config::TexEnv, sour
     };
     let _ = writeln!(
         s,
+        "    /// The texture combiners of `{source}` (docs/conventions.md, \"The 3DS fragment \
+         stage\").\n    pub mod texenv {{"
+    );
+    let _ = writeln!(
+        s,
         "        /// The GPU command list that sets all six stages, the buffer and the alpha \
-         test (for `GPUCMD_AddRawCommands`).
-        pub static WORDS: [u32; {}] = [{}];",
+         test\n        /// (for `GPUCMD_AddRawCommands`).\n        pub static WORDS: [u32; {}] = \
+         [{}];",
         words.len(),
         list(&words)
     );
-    *s += "        /// Each stage's registers SOURCE, OPERAND, COMBINER, COLOR, SCALE: citro3d's            `C3D_TexEnv` as it lies in memory.
-        pub const STAGES: [[u32; 5]; 6] = [
-";
+    *s += "        /// Each stage's registers SOURCE, OPERAND, COMBINER, COLOR, SCALE: citro3d's\n        \
+           /// `C3D_TexEnv` as it lies in memory.\n        pub const STAGES: [[u32; 5]; 6] = [\n";
     for st in &t.stages {
         let _ = writeln!(s, "            [{}],", list(&st.words()));
     }
-    *s += "        ];
-";
-    let mask = |alpha: bool| {
-        t.stages
-            .iter()
-            .take(4)
-            .enumerate()
-            .filter(|(_, x)| if alpha { x.update_alpha } else { x.update_rgb })
-            .fold(0u8, |m, (k, _)| m | 1 << k)
-    };
+    *s += "        ];\n";
+    let (rgb, alpha) = t.update_masks();
     let _ = writeln!(
         s,
-        "        /// `C3D_TexEnvBufUpdate` masks (bit k = stage k): RGB, then alpha.
-                 pub const BUFFER_UPDATE: (u8, u8) = (0x{:X}, 0x{:X});
-        ///          `C3D_TexEnvBufColor`.
-        pub const BUFFER_COLOR: u32 = 0x{:08X};
-        ///          GPUREG_FRAGOP_ALPHA_TEST: enable | function << 4 | reference << 8 (`C3D_AlphaTest`'s          three arguments).
-        pub const ALPHA_TEST: u32 = 0x{:08X};",
-        mask(false),
-        mask(true),
+        "        /// `C3D_TexEnvBufUpdate` masks (bit k = stage k): RGB, then alpha.\n        \
+         pub const BUFFER_UPDATE: (u8, u8) = (0x{rgb:X}, 0x{alpha:X});\n        \
+         /// `C3D_TexEnvBufColor`.\n        pub const BUFFER_COLOR: u32 = 0x{:08X};\n        \
+         /// GPUREG_FRAGOP_ALPHA_TEST: enable | function << 4 | reference << 8\n        \
+         /// (`C3D_AlphaTest`'s three arguments).\n        pub const ALPHA_TEST: u32 = 0x{:08X};",
         u32::from_le_bytes(t.buffer_color),
         AlphaTest::word(t.alpha_test)
     );
-    *s += "        /// Texture units: unit, sampler, whether a cube map.
-        pub const TEXTURES: &[(u8, &str, bool)] = &[
-";
+    *s += "        /// Texture units: unit, sampler, whether a cube map.\n        \
+           pub const TEXTURES: &[(u8, &str, bool)] = &[\n";
     for u in &t.textures {
         let _ = writeln!(
             s,
@@ -1053,31 +1039,14 @@ fn texenv_items(s: &mut String, t: &backend_pica::fragment::config::TexEnv, sour
             u.kind == TextureKind::Cube
         );
     }
-    *s += "        ];
-";
-    *s += "        /// Uniforms that are stage colours (set with `C3D_TexEnvColor`): name and the            stages.
-        pub const COLORS: &[(&str, &[u8])] = &[
-";
-    let mut done: Vec<&str> = Vec::new();
-    for st in &t.stages {
-        if let Color::Uniform { name, .. } = &st.color {
-            if done.contains(&name.as_str()) {
-                continue;
-            }
-            done.push(name);
-            let stages: Vec<String> = t
-                .stages
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| matches!(&x.color, Color::Uniform { name: n, .. } if n == name))
-                .map(|(k, _)| k.to_string())
-                .collect();
-            let _ = writeln!(s, "            ({name:?}, &[{}]),", stages.join(", "));
-        }
+    *s += "        ];\n";
+    *s += "        /// Uniforms that are stage colours (set with `C3D_TexEnvColor`): name and the\n        \
+           /// stages.\n        pub const COLORS: &[(&str, &[u8])] = &[\n";
+    for (name, stages) in t.uniform_colors() {
+        let stages: Vec<String> = stages.iter().map(ToString::to_string).collect();
+        let _ = writeln!(s, "            ({name:?}, &[{}]),", stages.join(", "));
     }
-    *s += "        ];
-    }
-";
+    *s += "        ];\n    }\n";
 }
 
 /// A linked program's items: the vertex shaders' uniforms (one space, as picasso's header

@@ -242,8 +242,8 @@ fn every_front_door_tells_a_file_by_the_same_names() {
 fn picasso_sources_pin_uniforms_to_registers() {
     use spv2retro::picasso::link;
     let text = ".fvec mvp[4], tint c8, after\n.bool flag b3\n.out pos position\n.proc main\n\
-                \tdp4 pos.x, mvp[0], v0\n\tmov pos.yzw, tint\n\tadd pos.y, pos.y, after.x\n\
-                \tend\n.end\n";
+                \tdp4 pos.x, mvp[0], v0\n\tmov r0, tint\n\tadd r0.y, after.x, r0.y\n\
+                \tmov pos.yzw, r0\n\tend\n.end\n";
     let linked = link(
         &[Source::picasso(text).named("pinned.v.pica")],
         &Options::pica(),

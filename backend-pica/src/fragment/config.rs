@@ -543,6 +543,33 @@ impl TexEnv {
         w
     }
 
+    /// `C3D_TexEnvBufUpdate`'s masks (bit k = stage k): RGB, then alpha.
+    pub fn update_masks(&self) -> (u8, u8) {
+        let mask = |alpha: bool| {
+            self.stages
+                .iter()
+                .take(4)
+                .enumerate()
+                .filter(|(_, s)| if alpha { s.update_alpha } else { s.update_rgb })
+                .fold(0u8, |m, (k, _)| m | 1 << k)
+        };
+        (mask(false), mask(true))
+    }
+
+    /// The uniforms that are stage colours, each with the stages it colours, in order.
+    pub fn uniform_colors(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+        for (k, s) in self.stages.iter().enumerate() {
+            if let Color::Uniform { name, .. } = &s.color {
+                match out.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, stages)) => stages.push(k),
+                    None => out.push((name.clone(), vec![k])),
+                }
+            }
+        }
+        out
+    }
+
     /// How many stages do work (the last one that does not only pass its input on, plus
     /// one).
     pub fn stages_used(&self) -> usize {

@@ -201,24 +201,9 @@ pub fn c_header(t: &TexEnv, prefix: &str, source: &str) -> String {
             );
         }
     }
-    let mask = |alpha: bool| {
-        t.stages
-            .iter()
-            .take(4)
-            .enumerate()
-            .filter(|(_, s)| if alpha { s.update_alpha } else { s.update_rgb })
-            .fold(0u32, |m, (k, _)| m | 1 << k)
-    };
-    let _ = writeln!(
-        out,
-        "    C3D_TexEnvBufUpdate(C3D_RGB, 0x{:X});",
-        mask(false)
-    );
-    let _ = writeln!(
-        out,
-        "    C3D_TexEnvBufUpdate(C3D_Alpha, 0x{:X});",
-        mask(true)
-    );
+    let (rgb, alpha) = t.update_masks();
+    let _ = writeln!(out, "    C3D_TexEnvBufUpdate(C3D_RGB, 0x{rgb:X});");
+    let _ = writeln!(out, "    C3D_TexEnvBufUpdate(C3D_Alpha, 0x{alpha:X});");
     let _ = writeln!(
         out,
         "    C3D_TexEnvBufColor(0x{:08X}u);",
@@ -237,23 +222,8 @@ pub fn c_header(t: &TexEnv, prefix: &str, source: &str) -> String {
     }
     out.push_str("}\n");
     // Setters for the uniforms that are stage colours.
-    let mut done: Vec<&str> = Vec::new();
-    for s in &t.stages {
-        let Color::Uniform { name, .. } = &s.color else {
-            continue;
-        };
-        if done.contains(&name.as_str()) {
-            continue;
-        }
-        done.push(name);
-        let stages: Vec<usize> = t
-            .stages
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| matches!(&x.color, Color::Uniform { name: n, .. } if n == name))
-            .map(|(k, _)| k)
-            .collect();
-        let id = c_identifier(name);
+    for (name, stages) in t.uniform_colors() {
+        let id = c_identifier(&name);
         let _ = writeln!(
             out,
             "\n/* The uniform \"{name}\": the constant colour of stage{} {}; r, g, b, a in [0, 1]. */\n\
