@@ -148,7 +148,7 @@ pub fn prepare(module: &Module, options: &Options) -> Result<Module, Diagnostics
     prepare_until(module, options, None)
 }
 
-/// [`prepare`], stopping after step number `stop` of [`pipeline`] (what `--emit mir --after
+/// [`prepare()`], stopping after step number `stop` of [`pipeline`] (what `--emit mir --after
 /// STEP` prints).
 pub fn prepare_until(
     module: &Module,
@@ -160,7 +160,7 @@ pub fn prepare_until(
         .map_err(Diagnostics)
 }
 
-/// The pipeline [`prepare`] runs for `profile` (the first try), as `--print-pipeline` shows
+/// The pipeline [`prepare()`] runs for `profile` (the first try), as `--print-pipeline` shows
 /// it.
 pub fn pipeline(profile: Profile) -> prepare::Pipeline {
     prepare::pipeline(profile, Ifs::Small)

@@ -9,7 +9,7 @@
 //!   file has its own; constants (`.constf`, `.consti`, `.constfa`) are per file, downward from
 //!   `c95` and `i3`;
 //! - operand forms (format 1 vs 1i, MAD vs MADI) are picked from the operands;
-//! - padding NOPs are inserted at `.end`/`.else` where picasso inserts them ([`padding`]);
+//! - padding NOPs are inserted at `.end`/`.else` where picasso inserts them ([`crate::padding`]);
 //! - operand descriptors are allocated by [`crate::encode::encode_program_with_limit`], which
 //!   reproduces picasso's first-fit sharing and MAD swap.
 //!

@@ -4,16 +4,16 @@
 //! The checks run in phases, and a phase runs only when the ones before it found nothing, so
 //! that each error is reported once, by the rule closest to its cause:
 //!
-//! 1. physical layout: id bound, unique result ids ([`ids`]; header, word counts and operand
+//! 1. physical layout: id bound, unique result ids (`ids.rs`; header, word counts and operand
 //!    decoding were checked by the reader);
 //! 2. logical layout (§2.4): section order, memory model, entry points, decoration targets,
-//!    placement of function variables ([`layout`]);
-//! 3. capabilities, addressing model and instruction-set imports ([`capability`]);
+//!    placement of function variables (`layout.rs`);
+//! 3. capabilities, addressing model and instruction-set imports (`capability.rs`);
 //! 4. ids: every use defined, forward references only where §2.4 allows them, operands of the
-//!    right kind, and SSA dominance ([`ids`], [`cfg`] for dominance);
+//!    right kind, and SSA dominance (`ids.rs`, `cfg.rs` for dominance);
 //! 5. types: well-formed declarations and the operand types of the instructions we lower
-//!    ([`types`]), so lowering can trust them;
-//! 6. structured control flow (§2.11, §2.16.2) per function ([`cfg`]).
+//!    (`types.rs`), so lowering can trust them;
+//! 6. structured control flow (§2.11, §2.16.2) per function (`cfg.rs`).
 //!
 //! A [`ValidModule`] can only be made here, so later stages can take one as proof.
 
