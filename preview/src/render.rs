@@ -85,6 +85,13 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The one colour of a picture that has no other (every pixel the same), if so.
+    pub fn flat(&self) -> Option<[u8; 4]> {
+        let mut pixels = self.rgba.chunks_exact(4);
+        let first: [u8; 4] = pixels.next()?.try_into().ok()?;
+        pixels.all(|p| p == first).then_some(first)
+    }
+
     /// The picture as a PNG file.
     pub fn png(&self) -> Result<Vec<u8>, Error> {
         texture::encode_png(self.width, self.height, &self.rgba)

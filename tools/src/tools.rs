@@ -396,6 +396,31 @@ pub fn preview(
     if shown_progress {
         eprintln!();
     }
+    // One flat colour is usually a program fed nothing: say which uniforms it read at their
+    // defaults (zeros, identity matrices, or the source's initial values).
+    if let Some(c) = frame.flat() {
+        let defaulted: Vec<String> = compiled
+            .iter()
+            .flat_map(|c| c.reflection.uniforms.iter())
+            .filter(|u| !values.uniforms.iter().any(|(n, _)| *n == u.name))
+            .filter(|u| !second.uniforms.iter().any(|(n, _)| *n == u.name))
+            .map(|u| format!("`{}` ({})", u.name, u.type_name))
+            .collect();
+        let why = if defaulted.is_empty() {
+            "every uniform was given; the inputs and textures make it so".to_string()
+        } else {
+            format!(
+                "these uniforms were not given and read their defaults (zeros, identity \
+                 matrices, or the source's initial values): {}; set them with --uniform NAME=…",
+                defaulted.join(", ")
+            )
+        };
+        eprintln!(
+            "{shown}: warning[preview.flat]: the picture is one colour, rgba({}, {}, {}, {}): \
+             {why}",
+            c[0], c[1], c[2], c[3]
+        );
+    }
     let png = frame.png().map_err(|e| preview_error(&shown, e))?;
     write_file(args.output, &shown, &png)
 }

@@ -274,3 +274,44 @@ fn preview_draws_a_pica_vertex_and_fragment_pair_and_a_fragment_shader_alone() {
     assert!(!none.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A picture of one flat colour says so, and which uniforms read their defaults.
+#[test]
+fn a_flat_picture_names_the_uniforms_left_at_their_defaults() {
+    let dir = scratch("retro-flat-preview");
+    let shader = dir.join("tint.frag");
+    std::fs::write(
+        &shader,
+        "#version 450\nlayout(binding = 0) uniform U { vec4 tint; };\n\
+         layout(location = 0) out vec4 color;\nvoid main() { color = tint; }\n",
+    )
+    .unwrap();
+    let png = dir.join("flat.png");
+    let s = shader.to_str().unwrap();
+    let out = retro(&[
+        "preview",
+        s,
+        "--target",
+        "agal",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("warning[preview.flat]"), "{err}");
+    assert!(err.contains("`tint` (vec4)"), "{err}");
+    assert!(std::fs::read(&png).is_ok_and(|b| b.starts_with(b"\x89PNG")));
+    // Given the uniform, the picture is still one colour, but nothing was left out.
+    let out = retro(&[
+        "preview",
+        s,
+        "--target",
+        "agal",
+        "-o",
+        png.to_str().unwrap(),
+        "--uniform",
+        "tint=1,0.5,0.25,1",
+    ]);
+    let err = text(&out.stderr);
+    assert!(err.contains("every uniform was given"), "{err}");
+}
