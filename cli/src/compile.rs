@@ -79,6 +79,9 @@ pub struct Options {
     /// A shared uniform layout: uniforms of the names it lists go to its registers (see
     /// [`crate::layout`]).
     pub layout: Option<crate::layout::Layout>,
+    /// PICA200 vertex program of a pair: outputs written again at another location (from,
+    /// to), for a varying two texture units read (each unit reads its own texcoord).
+    pub(crate) duplicate_outputs: Vec<(u32, u32)>,
     /// Classic GLSL compiled as a pair: the vertex shader's varyings by name, which the
     /// fragment shader's take.
     #[cfg_attr(not(feature = "glsl"), allow(dead_code))]
@@ -402,6 +405,7 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         let stage = entry.stage().unwrap_or(Stage::Vertex);
         crate::layout::apply(&mut mir, layout, options.target, stage).map_err(reject)?;
     }
+    duplicate_outputs(&mut mir, &options.duplicate_outputs);
     mir::verify::verify(&mir).map_err(|e| internal(name, e))?;
     Ok(Lowered {
         stage: entry.stage().unwrap_or(Stage::Vertex),
@@ -412,6 +416,26 @@ fn lower(source: &Source<'_>, options: &Options) -> Result<Lowered, Error> {
         source_rendered,
         line_map,
     })
+}
+
+/// Writes the output at location `from` again at location `to`, for each pair: one more
+/// output of the same name and value.
+fn duplicate_outputs(m: &mut mir::Module, pairs: &[(u32, u32)]) {
+    for &(from, to) in pairs {
+        let Some(k) = m.outputs.iter().position(|o| o.location == Some(from)) else {
+            continue;
+        };
+        let mut copy = m.outputs[k].clone();
+        copy.location = Some(to);
+        m.outputs.push(copy);
+        for b in m.function.layout.clone() {
+            if let mir::func::Terminator::Return(values) = &mut m.function.blocks[b].term {
+                if let Some(v) = values.get(k).copied() {
+                    values.push(v);
+                }
+            }
+        }
+    }
 }
 
 /// `d` with each source line (naga's, in the text it read) mapped to the author's by
@@ -955,20 +979,29 @@ pub(crate) fn pica_vertex_options(
             (1, _) => Semantic::TexCoord1,
             _ => Semantic::TexCoord2,
         };
-        if let Some((_, other)) = wanted.iter().find(|(l, _)| *l == u.location) {
-            let d = Diagnostic::error(
-                backend_pica::Rule::Fragment,
-                format!(
-                    "texture units {} and {} both read the varying '{}': a vertex output                      carries one texture coordinate semantic ({other:?} here), so give the                      second texture its own varying (the same value, written twice by the                      vertex shader)",
-                    t.textures
-                        .iter()
-                        .find(|x| x.location == u.location)
-                        .map_or(0, |x| x.unit),
-                    u.unit,
-                    u.varying
-                ),
-            );
-            return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+        // A varying another unit reads already: the vertex program writes it again at a
+        // free location, which carries this unit's texcoord.
+        if wanted.iter().any(|(l, _)| *l == u.location) {
+            let taken = |l: u32| {
+                wanted.iter().any(|(x, _)| *x == l)
+                    || o.duplicate_outputs.iter().any(|(_, x)| *x == l)
+                    || t.textures.iter().any(|x| x.location == l)
+                    || t.color.as_ref().is_some_and(|(_, x)| *x == l)
+            };
+            let Some(free) = (0..16).find(|l| !taken(*l)) else {
+                let d = Diagnostic::error(
+                    backend_pica::Rule::Fragment,
+                    format!(
+                        "texture units read the varying '{}' at once, and no location is free \
+                         to write it again",
+                        u.varying
+                    ),
+                );
+                return Err(Error::rejected(Diagnostics(vec![d]), name, None));
+            };
+            o.duplicate_outputs.push((u.location, free));
+            wanted.push((free, s));
+            continue;
         }
         if u.kind == TextureKind::Cube && u.unit != 0 {
             continue;

@@ -638,3 +638,54 @@ fn a_sampler_named_like_a_swizzle_is_not_a_swizzle() {
         "GPU_MODULATE [GPU_TEXTURE0, GPU_PRIMARY_COLOR | GPU_TEVOP_RGB_SRC_COLOR, GPU_TEVOP_RGB_SRC_ALPHA] x1"
     );
 }
+
+/// Two texture units reading one varying: the vertex program writes it twice, once per
+/// unit's texcoord, and both carry its value.
+#[test]
+fn two_units_reading_one_varying_get_it_twice_from_the_vertex_program() {
+    let vert = "#version 450\n\
+        layout(location = 0) in vec4 pos;\nlayout(location = 1) in vec2 st;\n\
+        layout(location = 0) out vec2 uv;\n\
+        void main() { gl_Position = pos; uv = st; }\n";
+    let frag = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(binding = 0) uniform sampler2D base;\nlayout(binding = 1) uniform sampler2D detail;\n\
+        layout(location = 0) out vec4 color;\n\
+        void main() { color = texture(base, uv) * texture(detail, uv); }\n";
+    let (v, f) = compile_pair(
+        Source::glsl(vert, Stage::Vertex),
+        Source::glsl(frag, Stage::Fragment),
+        &Options::pica(),
+    )
+    .expect("the pair compiles");
+    let t = f.texenv().expect("texenv");
+    assert_eq!(t.textures.len(), 2);
+    let outputs: Vec<(String, String)> = v
+        .reflection
+        .outputs
+        .iter()
+        .filter(|o| o.name == "uv")
+        .map(|o| (o.register.clone(), o.semantic.clone().unwrap_or_default()))
+        .collect();
+    let semantics: Vec<&str> = outputs.iter().map(|(_, s)| s.as_str()).collect();
+    assert!(
+        semantics.contains(&"texcoord0") && semantics.contains(&"texcoord1"),
+        "{outputs:?}"
+    );
+    // Both registers hold the coordinate.
+    let sim = backend_pica::sim::Simulator::new(&v.bytes).unwrap();
+    let mut inputs = [[0.0f32; 4]; 16];
+    let reg = |name: &str| {
+        let i = v.reflection.inputs.iter().find(|i| i.name == name).unwrap();
+        i.register[1..].parse::<usize>().unwrap()
+    };
+    inputs[reg("pos")] = [0.0, 0.0, 0.0, 1.0];
+    inputs[reg("st")] = [0.25, 0.75, 0.0, 0.0];
+    let out = sim
+        .run(0, &inputs, &backend_pica::sim::Uniforms::default())
+        .unwrap();
+    for (register, _) in &outputs {
+        let r: usize = register[1..].parse().unwrap();
+        assert_eq!(out.outputs[r][..2], [0.25, 0.75], "{register}");
+    }
+}
