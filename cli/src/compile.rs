@@ -948,6 +948,7 @@ fn pica_pair(
     fragment: &Source<'_>,
     options: &Options,
 ) -> Result<(Compiled, Compiled), Error> {
+    #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
     let mut fragment_options = options.clone().stage(Stage::Fragment);
     #[cfg(feature = "glsl")]
     if let Code::Glsl(text, _) = &vertex.code {

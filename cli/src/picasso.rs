@@ -130,6 +130,7 @@ pub fn link(inputs: &[Source<'_>], options: &Options, padding_nops: bool) -> Res
             .rev()
             .chain(i + 1..inputs.len())
             .find(|k| stages[*k] == Some(Stage::Vertex));
+        #[cfg_attr(not(feature = "glsl"), allow(unused_mut))]
         let mut o = options.clone().stage(Stage::Fragment);
         #[cfg(feature = "glsl")]
         if let Some(Code::Glsl(text, _)) = vertex.map(|v| &inputs[v].code) {
