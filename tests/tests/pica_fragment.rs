@@ -339,6 +339,17 @@ fn hardware_limits_are_refused_with_the_numbers() {
     )
     .expect_err("seven stages");
     assert!(e.to_string().contains("fit the PICA200's 6 stages"), "{e}");
+    // A loop too long to unroll is named as a loop, not as a branch.
+    let looped = frag(
+        "vec4 c = vColor;\nfor (int i = 0; i < 60; i++) { c = c * vColor + vColor * 0.01; }\n\
+         color = c;",
+    );
+    let e = compile(
+        Source::glsl(&looped, Stage::Fragment),
+        &Options::pica().stage(Stage::Fragment),
+    )
+    .expect_err("a loop of 60 trips");
+    assert!(e.to_string().contains("a loop that does not unroll"), "{e}");
 }
 
 fn env(r: &mut Rng) -> ([[u8; 4]; 3], [u8; 4], [u8; 4]) {

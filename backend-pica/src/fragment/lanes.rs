@@ -32,7 +32,7 @@ pub enum Leaf {
 pub enum Node {
     /// A number (f32 bits).
     Num(u32),
-    /// Lane `1` of a leaf.
+    /// One lane (0–3) of a leaf.
     Leaf(Leaf, u8),
     /// `a + b`.
     Add(E, E),
@@ -106,6 +106,22 @@ impl Lanes {
             coordinates: Vec::new(),
         };
         if f.layout.len() != 1 {
+            // A loop left after unrolling, or a branch left after if-conversion.
+            let looped = f.layout.iter().find(|b| {
+                matches!(
+                    f.blocks[**b].structure,
+                    Some(mir::func::Structure::Loop { .. })
+                )
+            });
+            if let Some(b) = looped {
+                return Err((
+                    "a loop that does not unroll (its trip count is not a constant, or it runs \
+                     more than 64 times, or unrolled it is too large): the combiners compute a \
+                     fixed sequence of at most six stages"
+                        .into(),
+                    f.blocks[*b].span,
+                ));
+            }
             let at = f
                 .layout
                 .get(1)

@@ -8,8 +8,10 @@ use spv2retro_cli::args::{Common, Pica};
 use spv2retro_cli::driver::{self, Target};
 
 /// Compile a vertex or geometry shader (SPIR-V, SPIR-V assembly, GLSL or WGSL) to a PICA200 program
-/// (.shbin) for the Nintendo 3DS; or assemble and link picasso sources, as picasso does,
-/// with compiled shaders among them.
+/// (.shbin) for the Nintendo 3DS, or a fragment shader to its texture combiners (.tev command
+/// words, --emit c for a citro3d header); or assemble and link picasso sources, as picasso
+/// does, with compiled shaders among them (a fragment shader among them sets the vertex
+/// outputs' semantics and is written beside the .shbin).
 #[derive(Parser, Debug)]
 #[command(
     name = "spv2pica",
