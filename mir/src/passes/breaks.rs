@@ -175,6 +175,9 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
     // What the loop leaves to the code after it goes through the merge's parameters, so
     // that it is what the exit taken passed (step 3), not what the skipped iterations left.
     exits_as_params(f, l.header, merge);
+    // What the loop carries that a break leaves as it is (read before the values go through
+    // locals, below).
+    let carried = carried_at_breaks(f, &l, &shape);
     // The paths change: values the loop defines go through locals, so that no use depends
     // on a definition dominating it (mem2reg rebuilds SSA after).
     let doms = Dominators::new(f);
@@ -195,9 +198,11 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
         f.blocks[b].insts.extend([no, store]);
     }
     let exit_tys: Vec<Ty> = f.blocks[merge].params.iter().map(|&p| f.ty(p)).collect();
-    let stored: Vec<_> = exit_tys
+    // A local for each value the breaks pass that the loop does not carry on as it is.
+    let stored: Vec<Option<_>> = exit_tys
         .iter()
-        .map(|&ty| f.add_local(ty, "break_value"))
+        .zip(&carried)
+        .map(|(&ty, c)| c.is_none().then(|| f.add_local(ty, "break_value")))
         .collect();
 
     // 2. C′ before C: every edge into C from the loop goes to C′.
@@ -250,16 +255,26 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
             Terminator::Jump(e) => e.args.clone(),
             _ => Vec::new(),
         };
-        for (arg, &local) in args.into_iter().zip(&stored) {
-            let s = f.create_inst(Op::StoreLocal(local), vec![arg], &[], span);
-            f.blocks[from].insts.push(s);
+        let mut to_c = zeros(f, from, &c_params);
+        for ((arg, local), c) in args.into_iter().zip(&stored).zip(&carried) {
+            match (local, c) {
+                (Some(local), _) => {
+                    let s = f.create_inst(Op::StoreLocal(*local), vec![arg], &[], span);
+                    f.blocks[from].insts.push(s);
+                }
+                // Carried on through C's parameter: the break passes its value there.
+                (None, Some(Carried::Through(j))) => to_c[*j] = arg,
+                (None, _) => {}
+            }
         }
         let yes = f.create_inst(Op::Const([1, 0, 0, 0]), Vec::new(), &[Ty::bool(1)], span);
         let v = f.insts[yes].results[0];
         let set = f.create_inst(Op::StoreLocal(broken), vec![Operand::new(v)], &[], span);
         f.blocks[from].insts.extend([yes, set]);
-        let args = zeros(f, from, &c_params);
-        f.blocks[from].term = Terminator::Jump(Edge { target: c2, args });
+        f.blocks[from].term = Terminator::Jump(Edge {
+            target: c2,
+            args: to_c,
+        });
     }
 
     // 3. The counter test passes M the stored values once broken.
@@ -274,7 +289,12 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
     if !test_args.is_empty() {
         let test = shape.test;
         let flag = f.ins(test, Op::LoadLocal(broken), Vec::new(), Ty::bool(1), span);
-        for ((arg, &local), &ty) in test_args.iter().zip(&stored).zip(&exit_tys) {
+        for ((arg, local), &ty) in test_args.iter().zip(&stored).zip(&exit_tys) {
+            // What the loop carries is what the break left: the test passes it as it is.
+            let Some(local) = *local else {
+                selects.push(*arg);
+                continue;
+            };
             let kept = f.ins(test, Op::LoadLocal(local), Vec::new(), ty, span);
             let s = f.ins(
                 test,
@@ -337,8 +357,103 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
             args: g_params,
         },
     };
-    let args = zeros(f, skip, &c_params);
+    // A skipped iteration carries on what the break left.
+    let mut args = zeros(f, skip, &c_params);
+    for c in carried.iter().flatten() {
+        if let Carried::Through(j) = *c {
+            args[j] = Operand::new(header_param_of(f, l.header, cont, j));
+        }
+    }
     f.blocks[skip].term = Terminator::Jump(Edge { target: c2, args });
+}
+
+/// How the loop carries a value a break passes to its merge unchanged into the iterations
+/// that follow (which then do nothing), so that the counter test can pass what the loop
+/// carries instead of a copy of what the break passed.
+#[derive(Clone, Copy, Debug)]
+enum Carried {
+    /// The back edge passes the very value every break passes (it is defined on every
+    /// iteration's way to the continue block, and goes through a local: skipped iterations
+    /// leave the local as the break left it).
+    Same,
+    /// The back edge passes the continue block's parameter `j`: a break passes its value
+    /// there, and a skipped iteration the header's parameter that `j` becomes.
+    Through(usize),
+}
+
+/// For each parameter of the loop's merge, whether the loop carries what the breaks pass
+/// (see [`Carried`]): the counter test passes header parameter `h`, and every break passes
+/// the value the back edge gives `h`, or the back edge gives `h` a parameter of the continue
+/// block that each break can pass.
+fn carried_at_breaks(f: &Function, l: &Construct, shape: &Shape) -> Vec<Option<Carried>> {
+    let Structure::Loop { merge, cont } = l.structure else {
+        return Vec::new();
+    };
+    let n = f.blocks[merge].params.len();
+    let to_merge = |b: BlockId| -> Option<Vec<Operand>> {
+        f.blocks[b]
+            .term
+            .edges()
+            .into_iter()
+            .find(|e| e.target == merge)
+            .map(|e| e.args.clone())
+    };
+    let (Some(test_args), Terminator::Jump(back)) = (to_merge(shape.test), &f.blocks[cont].term)
+    else {
+        return vec![None; n];
+    };
+    let header = &f.blocks[l.header].params;
+    let breaks: Option<Vec<Vec<Operand>>> = shape.breaks.iter().map(|&x| to_merge(x)).collect();
+    let Some(breaks) = breaks else {
+        return vec![None; n];
+    };
+    let cont_params = &f.blocks[cont].params;
+    // `next` does not change on a skipped iteration: it is header parameter `h` itself, or
+    // is computed in the iteration the guard skips (after the test, before the continue
+    // block), not in the part every iteration runs.
+    let doms = Dominators::new(f);
+    let skipped = |b: BlockId| {
+        b != shape.test && b != cont && doms.reachable(b) && doms.dominates(shape.test, b)
+    };
+    let guarded = |next: crate::func::Value, h: usize| match f.values[next].def {
+        crate::func::ValueDef::Param(b, _) => header[h] == next || skipped(b),
+        crate::func::ValueDef::Inst(i, _) => f
+            .layout
+            .iter()
+            .any(|&b| skipped(b) && f.blocks[b].insts.contains(&i)),
+    };
+    let mut through_used = Vec::new();
+    (0..n)
+        .map(|k| {
+            let h = header.iter().position(|&p| p == test_args[k].value)?;
+            let next = back.args.get(h)?.value;
+            if breaks.iter().all(|a| a[k].value == next) && guarded(next, h) {
+                return Some(Carried::Same);
+            }
+            let j = cont_params.iter().position(|&p| p == next)?;
+            // One merge parameter per continue parameter (two would disagree on skips).
+            if through_used.contains(&j) {
+                return None;
+            }
+            through_used.push(j);
+            Some(Carried::Through(j))
+        })
+        .collect()
+}
+
+/// The header parameter the back edge gives continue parameter `j` (see
+/// [`Carried::Through`]).
+fn header_param_of(f: &Function, header: BlockId, cont: BlockId, j: usize) -> crate::func::Value {
+    let p = f.blocks[cont].params[j];
+    let Terminator::Jump(back) = &f.blocks[cont].term else {
+        unreachable!("the continue block jumps back");
+    };
+    let h = back
+        .args
+        .iter()
+        .position(|a| a.value == p)
+        .expect("a carried parameter goes back to the header");
+    f.blocks[header].params[h]
 }
 
 /// Every value the loop (header `header`, merge `merge`) defines and the code after it

@@ -8,6 +8,7 @@
 //! mem2reg   locals become SSA values with block parameters
 //! then, until nothing changes:
 //!   fold      constant folding            simplify  algebraic identities, peepholes
+//!   flags     selects of truth values become and/or; predicated updates change what changes
 //!   copyprop  moves and swizzles folded into their uses
 //!   cse       identical pure instructions merged
 //!   narrow    lanes of a construct nobody reads dropped
@@ -46,6 +47,7 @@ pub mod dce;
 pub mod exits;
 pub mod expand;
 pub mod fallthrough;
+pub mod flags;
 pub mod fold;
 pub mod gather;
 pub mod homogeneous;
@@ -175,9 +177,10 @@ pub fn optimize_with(module: &mut Module, options: &Options) -> Result<Stats, Ve
 pub type Pass = fn(&mut crate::func::Function) -> bool;
 
 /// The clean-up passes, in the order [`cleanup`] runs them.
-pub const CLEANUP: [(&str, Pass); 11] = [
+pub const CLEANUP: [(&str, Pass); 12] = [
     ("fold", fold::run),
     ("simplify", simplify::run),
+    ("flags", flags::run),
     ("copyprop", copyprop::run),
     ("cse", cse::run),
     ("params", params::fold_trivial),
