@@ -923,6 +923,8 @@ fn mir_text_at(
         Target::Pica if lowered.stage == Stage::Fragment => {
             backend_pica::fragment::prepare_until(&lowered.mir, stop)
         }
+        // The whole pipeline: the try the compiler keeps (a loop kept or unrolled).
+        Target::Pica if stop.is_none() => backend_pica::codegen::prepare::choose(&lowered.mir).1,
         Target::Pica => backend_pica::codegen::prepare::prepare_until(
             &lowered.mir,
             backend_pica::codegen::prepare::Try::FIRST,

@@ -54,11 +54,11 @@ fn compile_and_compare(m: &mir::Module, small_ints: bool) -> Vec<Inst> {
 
 #[test]
 fn a_counted_loop_runs_its_count_without_a_test() {
-    // Twenty trips: more than the optimiser unrolls.
+    // Forty trips: more than the optimiser unrolls (32 where that pays).
     let m = vertex(
         "#version 450\nlayout(location=0) in vec4 a;\nlayout(location=0) out vec4 o;\n\
          void main() { vec4 acc = vec4(0.0); vec4 x = a;\n\
-         for (int i = 0; i < 20; i++) { x = x * 0.9 + vec4(0.1, 0.2, 0.3, 0.4); acc += x * x; }\n\
+         for (int i = 0; i < 40; i++) { x = x * 0.9 + vec4(0.1, 0.2, 0.3, 0.4); acc += x * x; }\n\
          o = acc; gl_Position = a; }",
     );
     let code = compile_and_compare(&m, false);

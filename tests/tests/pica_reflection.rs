@@ -251,11 +251,11 @@ fn loop_counters_are_listed_with_the_constants() {
         .iter()
         .find(|k| k["register"] == "i3")
         .unwrap_or_else(|| panic!("no i3 in {json}"));
-    // 20 iterations: LOOP runs i3.x + 1 times, aL from 0 in steps of 1.
-    assert_eq!(i3["value"], serde_json::json!([19, 0, 1, 0]));
+    // 40 iterations: LOOP runs i3.x + 1 times, aL from 0 in steps of 1.
+    assert_eq!(i3["value"], serde_json::json!([39, 0, 1, 0]));
     assert_eq!(
         i3["bits"],
-        serde_json::json!(["0x13", "0x00", "0x01", "0x00"])
+        serde_json::json!(["0x27", "0x00", "0x01", "0x00"])
     );
     let k = c
         .reflection

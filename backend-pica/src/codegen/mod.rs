@@ -133,8 +133,13 @@ fn encoding_diagnostic(e: EncodeError) -> Diagnostic {
 ///   (`(k1, 0, 0, k2)`) may pack fewer values per register: a program that then breaks a
 ///   limit (the literal registers, operand descriptors) is compiled again without them.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
-    let mut attempt = prepare::Try::FIRST;
-    let mut result = compile_once(module, options, attempt);
+    let (mut attempt, prepared) = prepare::choose(module);
+    let mut result = prepared.and_then(|m| compile_prepared(m, options));
+    if attempt != prepare::Try::FIRST && result.is_err() {
+        // The unrolled program broke a limit the loop kept: the loop, then.
+        attempt = prepare::Try::FIRST;
+        result = compile_once(module, options, attempt);
+    }
     if matches!(&result, Err(e) if e.errors().any(|d| d.is(Rule::ControlFlow))) {
         attempt.predicate_breaks = true;
         result = compile_once(module, options, attempt);
@@ -153,7 +158,11 @@ fn compile_once(
     options: &Options,
     attempt: prepare::Try,
 ) -> Result<Compiled, Diagnostics> {
-    let mut m = prepare::prepare_with(module, attempt)?;
+    compile_prepared(prepare::prepare_with(module, attempt)?, options)
+}
+
+/// Compiles a module the pipeline prepared.
+fn compile_prepared(mut m: Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let layout = (m.stage == mir::Stage::Geometry).then(|| {
         options
             .geometry_layout

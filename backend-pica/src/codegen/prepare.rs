@@ -3,7 +3,8 @@
 
 use crate::rules::Rule;
 use mir::analysis::constants::{constant_n, is_power_of_two};
-use mir::func::{Function, compose};
+use mir::analysis::cost::worst_steps;
+use mir::func::{Function, Structure, compose};
 use mir::inst::{Op, Operand};
 use mir::passes::Options;
 use mir::passes::expand::Expand;
@@ -60,6 +61,8 @@ pub struct Try {
     /// (`mir::passes::breaks`): a flag set at the exit, the rest of each iteration skipped
     /// once it is set, so that the loop keeps one exit, its count.
     pub predicate_breaks: bool,
+    /// Loops unroll further: up to 32 trips and 1024 instructions (see [`choose`]).
+    pub unroll: bool,
 }
 
 impl Try {
@@ -67,12 +70,14 @@ impl Try {
     pub const FIRST: Try = Try {
         affine: true,
         predicate_breaks: false,
+        unroll: false,
     };
 }
 
 /// What [`super::compile`] tries when the first try's program is refused, as
 /// `--print-pipeline` says it.
 pub const RETRIES: &str = "\
+if the program keeps a loop: also with loops unrolled up to 32 trips, and that with breaks predicated (steps bounds and breaks added); kept if it runs a fifth fewer steps at most, or fewer with no more instructions
 if a loop is left from inside an if: again with the loop's breaks predicated (steps bounds and breaks added)
 if a limit is broken: again without pica.affine-scalars
 ";
@@ -86,6 +91,10 @@ pub type Pipeline = mir::passes::pipeline::Pipeline<(), Vec<Diagnostic>>;
 pub fn pipeline(attempt: Try, max_vertices: Option<u32>) -> Pipeline {
     let mut options = passes();
     options.predicate_breaks |= attempt.predicate_breaks;
+    if attempt.unroll {
+        options.unroll_trips = options.unroll_trips.max(32);
+        options.unroll_budget = options.unroll_budget.max(1024);
+    }
     if let Some(most) = max_vertices {
         // A SETEMIT's slot is an immediate, so a loop that emits must unroll: as many trips
         // as the program may emit vertices (a ring of 17 quads' edges is 34), within the
@@ -122,6 +131,68 @@ pub fn pipeline(attempt: Try, max_vertices: Option<u32>) -> Pipeline {
 /// [`prepare`] for one [`Try`].
 pub fn prepare_with(module: &Module, attempt: Try) -> Result<Module, Diagnostics> {
     prepare_until(module, attempt, None)
+}
+
+/// The try a program starts with, and its module. When the program keeps a loop, two more
+/// are prepared: its loops unrolled further (up to 32 trips, 1024 instructions), and that
+/// with its exits predicated too (so that a loop with a `break` unrolls). An alternative is
+/// kept when it pays (`pays`): fewer steps run in the worst case (`mir::analysis::cost`),
+/// by a fifth or more, or with no more instructions. A loop kept runs its body on every
+/// trip; an unrolled one runs every trip's code, however early a predicated exit comes, so
+/// this compares the most each can run. An alternative that breaks a limit later falls back
+/// to the loop ([`super::compile`]).
+pub fn choose(module: &Module) -> (Try, Result<Module, Diagnostics>) {
+    let first = Try::FIRST;
+    let kept = prepare_with(module, first);
+    let Ok(m) = &kept else {
+        return (first, kept);
+    };
+    if !has_loop(&m.function) {
+        return (first, kept);
+    }
+    let mut best = (first, measure(&m.function), kept);
+    for alternative in [
+        Try {
+            unroll: true,
+            ..first
+        },
+        Try {
+            unroll: true,
+            predicate_breaks: true,
+            ..first
+        },
+    ] {
+        let Ok(p) = prepare_with(module, alternative) else {
+            continue;
+        };
+        let cost = measure(&p.function);
+        if pays(best.1, cost) {
+            best = (alternative, cost, Ok(p));
+        }
+    }
+    (best.0, best.2)
+}
+
+/// Whether a function still has a loop.
+fn has_loop(f: &Function) -> bool {
+    f.layout
+        .iter()
+        .any(|&b| matches!(f.blocks[b].structure, Some(Structure::Loop { .. })))
+}
+
+/// A function's worst-case steps, its instructions, and whether a loop's count is unknown.
+fn measure(f: &Function) -> (usize, usize, bool) {
+    let (steps, unknown) = worst_steps(f, 256);
+    (steps, f.inst_count(), unknown)
+}
+
+/// Whether `alternative` is worth more than `kept` (see [`measure`]): fewer steps, by a fifth
+/// or more or with no more instructions. When a loop's count is unknown the steps are a
+/// guess: only fewer steps with no more instructions.
+fn pays(kept: (usize, usize, bool), alternative: (usize, usize, bool)) -> bool {
+    let (fewer, smaller) = (alternative.0 < kept.0, alternative.1 <= kept.1);
+    let guess = kept.2 || alternative.2;
+    fewer && (smaller || (!guess && alternative.0 * 5 <= kept.0 * 4))
 }
 
 /// [`prepare_with`], stopping after step number `stop` of [`pipeline`] when given (what

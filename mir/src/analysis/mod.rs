@@ -6,10 +6,12 @@
 //! - [`liveness`]: values live at once (register pressure);
 //! - [`finite`]: values that may be infinite or NaN;
 //! - [`trips`]: loops with a trip count known at compile time;
-//! - [`constants`]: lanes known at compile time.
+//! - [`constants`]: lanes known at compile time;
+//! - [`cost`]: instructions weighted by the trips of the loops around them.
 
 pub mod cfg;
 pub mod constants;
+pub mod cost;
 pub mod finite;
 pub mod liveness;
 pub mod regions;

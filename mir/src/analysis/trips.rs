@@ -54,6 +54,32 @@ pub fn trip_count(f: &Function, header: BlockId, max: u32) -> Option<(u32, Block
     Some((plan.trips, plan.exit_block))
 }
 
+/// The most trips the loop headed by `header` makes (at most `max`): [`trip_count`] for a
+/// loop that may also leave early, through breaks to its merge besides its counter test
+/// (the exit branch that runs every iteration). A break only shortens the loop.
+pub fn max_trips(f: &Function, header: BlockId, max: u32) -> Option<u32> {
+    let regions = Regions::new(f);
+    let l = regions.constructs.iter().find(|c| c.header == header)?;
+    let Structure::Loop { merge, cont } = l.structure else {
+        return None;
+    };
+    let blocks: Vec<BlockId> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| regions.contains(l, b))
+        .collect();
+    let preds = f.predecessors();
+    let shape = Shape {
+        header,
+        merge,
+        cont,
+        blocks: &blocks,
+        preds: &preds[header.index()],
+    };
+    plan_with(f, &regions.doms, &shape, max, usize::MAX, 0, true).map(|p| p.trips)
+}
+
 /// What unrolling a loop needs to know.
 pub(crate) struct Plan {
     /// How many times the body runs.
@@ -75,6 +101,20 @@ pub(crate) fn plan(
     max_insts: usize,
     count: usize,
 ) -> Option<Plan> {
+    plan_with(f, doms, shape, max_trips, max_insts, count, false)
+}
+
+/// [`plan`]; with `breaks`, other exits to the merge are allowed beside the counter test (the
+/// exit that dominates the continue block), and the trips are the most the loop makes.
+fn plan_with(
+    f: &Function,
+    doms: &Dominators,
+    shape: &Shape,
+    max_trips: u32,
+    max_insts: usize,
+    count: usize,
+    breaks: bool,
+) -> Option<Plan> {
     let &Shape {
         header,
         merge,
@@ -85,13 +125,15 @@ pub(crate) fn plan(
     let inside: HashSet<BlockId> = blocks.iter().copied().collect();
     // Exactly one edge leaves the loop, from a branch that runs every iteration.
     let mut exit = None;
+    let mut exits = Vec::new();
     for &b in blocks {
         for s in f.blocks[b].term.successors() {
             if !inside.contains(&s) {
-                if s != merge || exit.is_some() {
+                if s != merge || (exit.is_some() && !breaks) {
                     return None;
                 }
                 exit = Some(b);
+                exits.push(b);
             }
         }
         // The only back edge comes from the continue block.
@@ -99,7 +141,15 @@ pub(crate) fn plan(
             return None;
         }
     }
-    let exit_block = exit?;
+    // With breaks: the counter test is the exit on every iteration's way to the others.
+    let exit_block = if breaks {
+        exits
+            .iter()
+            .copied()
+            .find(|&t| doms.dominates(t, cont) && exits.iter().all(|&x| doms.dominates(t, x)))?
+    } else {
+        exit?
+    };
     if !doms.dominates(exit_block, cont) {
         return None;
     }

@@ -28,6 +28,7 @@
 //! arms      work one side of a branch alone needs moves into that side (PICA200)
 //! sums      sums of several signed terms become dot products where that pays
 //! mad       a multiply feeding only an add becomes one multiply-add
+//! inplace   lanes a vector holds are read from it: a vector with one lane changed keeps the rest
 //! sink      instructions move down to their first use, where no operand lives longer
 //! order     blocks in reverse post-order
 //! ```
@@ -52,6 +53,7 @@ pub mod fold;
 pub mod gather;
 pub mod homogeneous;
 pub mod ifconvert;
+pub mod inplace;
 pub mod mad;
 pub mod matrix;
 pub mod mem2reg;

@@ -16,7 +16,8 @@ use std::fmt::{self, Write};
 use super::{IfConversion, Options, Stats};
 use super::{
     arms, bools, bounds, breaks, cleanup, exits, expand, fallthrough, gather, homogeneous,
-    ifconvert, mad, matrix, mem2reg, once, order, scaled, sink, sums, tails, unroll, vectorize,
+    ifconvert, inplace, mad, matrix, mem2reg, once, order, scaled, sink, sums, tails, unroll,
+    vectorize,
 };
 use crate::func::Function;
 use crate::module::Module;
@@ -600,6 +601,11 @@ fn shared_steps<C, E>(o: &Options) -> Vec<Step<C, E>> {
             .then(Cleanup),
         );
     }
+    steps.push(Step::pass(
+        "inplace",
+        "lanes a vector holds are read from it, so a vector with one lane changed keeps the rest",
+        inplace::run,
+    ));
     steps.push(Step::pass(
         "sink",
         "instructions move down to their first use, where no operand lives longer",

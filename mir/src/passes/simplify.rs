@@ -12,6 +12,7 @@
 //!   `dph(p, r)` (the PICA200 instruction; AGAL's back end
 //!   expands it again);
 //! - `(x + k1) * k2` is `mad(x, k2, k1 * k2)` when the sum has no other use;
+//! - `x * k + y * k` is `(x + y) * k` when `k` is a power of two (exact);
 //! - `mad(-a, b, c)` and such keep their modifiers: negation is free on both targets.
 
 use crate::func::{Function, Replacements};
@@ -179,6 +180,23 @@ pub fn run(f: &mut Function) -> bool {
                 changed |= replace.insert(result, d);
                 continue;
             }
+            // x * k + y * k is (x + y) * k when k is a power of two (exact: both products
+            // are, and scaling the rounded sum is), each product read only here: the
+            // weights of a box filter's taps, applied once.
+            if f.insts[i].op == Op::Add {
+                if let Some((x, y, k)) = common_scale(f, &args, lanes, &uses) {
+                    let span = f.insts[i].span;
+                    let sum = f.create_inst(Op::Add, vec![x, y], &[f.ty(result)], span);
+                    let pos = f.blocks[b].insts.iter().position(|&x| x == i).unwrap_or(0);
+                    f.blocks[b].insts.insert(pos, sum);
+                    let sum = Operand::new(f.insts[sum].results[0]);
+                    let inst = &mut f.insts[i];
+                    inst.op = Op::Mul;
+                    inst.args = vec![sum, k];
+                    changed = true;
+                    continue;
+                }
+            }
             // (x * k1) * k2 is x * (k1 * k2) when k1 or k2 is a power of two (exact), and
             // the inner product is read only here.
             if f.insts[i].op == Op::Mul {
@@ -308,6 +326,35 @@ fn scaled_product(
         }
     }
     None
+}
+
+/// For `x * k + y * k` (products read only here, as they are, by the sum): `x`, `y` and `k`,
+/// when `k` is the same power of two in every lane of both.
+fn common_scale(
+    f: &Function,
+    args: &[Operand],
+    lanes: u8,
+    uses: &crate::hash::HashMap<crate::func::Value, usize>,
+) -> Option<(Operand, Operand, Operand)> {
+    let product = |o: &Operand| -> Option<(Operand, Operand, Vec<f32>)> {
+        if o.neg || o.abs || !o.swizzle.is_identity(lanes) || uses.get(&o.value) != Some(&1) {
+            return None;
+        }
+        let d = f.def_inst(o.value).filter(|d| d.op == Op::Mul)?;
+        if f.ty(o.value).lanes != lanes {
+            return None;
+        }
+        (0..2).find_map(|k| {
+            let c = constant_n(f, &d.args[k], lanes)?;
+            let x = d.args[1 - k];
+            (constant_n(f, &x, lanes).is_none()
+                && c[..usize::from(lanes)].iter().all(|&v| is_power_of_two(v)))
+            .then(|| (x, d.args[k], c[..usize::from(lanes)].to_vec()))
+        })
+    };
+    let (x, k, kx) = product(&args[0])?;
+    let (y, _, ky) = product(&args[1])?;
+    (kx == ky).then_some((x, y, k))
 }
 
 /// `x < k ? k : x` is `max(x, k)`, and the other seven spellings of a clamp to one side
