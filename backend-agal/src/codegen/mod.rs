@@ -186,8 +186,9 @@ impl From<Diagnostics> for Failure {
 ///
 /// An AGAL 2 or 3 program with `if`s or selects is compiled twice, small `if`s flattened and
 /// (the second try) only those that compute nothing, with selects as branches; the shorter
-/// program is kept (the first on a tie): whether a branch beats a blend depends on what both
-/// arms cost, which the count says best.
+/// program is kept, and on a tie the one with more tokens inside conditional blocks (it
+/// can skip more): whether a branch beats a blend depends on what both arms cost,
+/// which the count says best.
 pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let first = match compile_once(module, options, Ifs::Small) {
         Ok(c) => Ok(c),
@@ -207,10 +208,7 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
     });
     if options.profile.version() >= Version::V2 && has_choices && !first.flattened {
         match compile_once(module, options, Ifs::Few) {
-            Ok(fewer)
-                if !fewer.flattened
-                    && fewer.program.instructions.len() < first.program.instructions.len() =>
-            {
+            Ok(fewer) if !fewer.flattened && better(&fewer.program, &first.program) => {
                 return Ok(fewer);
             }
             // The second try is an optimisation: a refusal or a broken rule of it leaves the
@@ -226,6 +224,29 @@ pub fn compile(module: &Module, options: &Options) -> Result<Compiled, Diagnosti
         }
     }
     Ok(first)
+}
+
+/// Whether `b` is a better program than `a`: shorter, or as long with more tokens inside
+/// conditional blocks (a program runs at most its length, and a conditional block's tokens
+/// only when its condition holds: as long and with more of them, it can skip more).
+fn better(b: &crate::Program, a: &crate::Program) -> bool {
+    let conditional = |p: &crate::Program| {
+        let mut depth = 0usize;
+        let mut inside = 0usize;
+        for i in &p.instructions {
+            match i.opcode().shape() {
+                crate::Shape::Condition => depth += 1,
+                crate::Shape::Bare if i.opcode() == crate::Opcode::Eif => {
+                    depth = depth.saturating_sub(1)
+                }
+                crate::Shape::Bare => {}
+                _ => inside += usize::from(depth > 0),
+            }
+        }
+        inside
+    };
+    let (lb, la) = (b.instructions.len(), a.instructions.len());
+    lb < la || (lb == la && conditional(b) > conditional(a))
 }
 
 /// One try of [`compile`], with the `if`s `ifs` says flattened.

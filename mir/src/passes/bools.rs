@@ -398,6 +398,7 @@ fn nonzero(f: &mut Function, e: &mut Emit, x: Operand) -> Operand {
 /// infinite or NaN (any, with `all`) becomes an `if` choosing between them: the arithmetic
 /// blend would give NaN (see [`crate::analysis::finite`]).
 fn branch_selects(f: &mut Function, all: bool) -> bool {
+    sums_chosen(f, all);
     // One analysis serves every split: the parameter that takes a select's place carries
     // the same value, so it is as unsafe as the select was, and nothing else changes.
     let mut unsafe_values = crate::analysis::finite::maybe_non_finite(f);
@@ -449,6 +450,69 @@ fn branch_selects(f: &mut Function, all: bool) -> bool {
         work.push(m);
     }
     replace.finish(f)
+}
+
+/// `x + (c ? 0 : y)` (the `flags` pass's predicated update, a multiply by a flag once
+/// blended) becomes `c ? x : x + y` again where the select becomes a branch (`all`, or `y`
+/// may be non-finite): a branch then moves the sum or keeps `x`, where it would otherwise
+/// zero `y` and add it anyway.
+fn sums_chosen(f: &mut Function, all: bool) {
+    let uses = f.use_counts();
+    let unsafe_values = crate::analysis::finite::maybe_non_finite(f);
+    for b in f.layout.clone() {
+        let mut at = 0;
+        while at < f.blocks[b].insts.len() {
+            let i = f.blocks[b].insts[at];
+            at += 1;
+            let inst = &f.insts[i];
+            let Some(r) = inst.result() else { continue };
+            if inst.op != Op::Add || !f.ty(r).is_float() {
+                continue;
+            }
+            let ty = f.ty(r);
+            let picked = (0..2).find_map(|k| {
+                let s = inst.args[k];
+                if s.neg
+                    || s.abs
+                    || !s.swizzle.is_identity(ty.lanes)
+                    || uses.get(&s.value) != Some(&1)
+                {
+                    return None;
+                }
+                let d = f.def_inst(s.value).filter(|d| d.op == Op::Select)?;
+                if f.ty(s.value) != ty || f.ty(d.args[0].value).lanes != 1 {
+                    return None;
+                }
+                let zero = |o: &Operand| {
+                    crate::analysis::constants::constant_n(f, o, ty.lanes)
+                        .is_some_and(|c| c[..usize::from(ty.lanes)].iter().all(|&v| v == 0.0))
+                };
+                // (x, y, whether the sum is taken when the condition holds)
+                if zero(&d.args[1]) {
+                    Some((inst.args[1 - k], d.args[2], d.args[0], false))
+                } else if zero(&d.args[2]) {
+                    Some((inst.args[1 - k], d.args[1], d.args[0], true))
+                } else {
+                    None
+                }
+            });
+            let Some((x, y, c, sum_when_true)) = picked else {
+                continue;
+            };
+            if !all && !unsafe_values.contains(&y.value) {
+                continue;
+            }
+            let span = f.insts[i].span;
+            let sum = f.create_inst(Op::Add, vec![x, y], &[ty], span);
+            f.blocks[b].insts.insert(at - 1, sum);
+            at += 1;
+            let sum = Operand::new(f.insts[sum].results[0]);
+            let (then, otherwise) = if sum_when_true { (sum, x) } else { (x, sum) };
+            let inst = &mut f.insts[i];
+            inst.op = Op::Select;
+            inst.args = vec![c, then, otherwise];
+        }
+    }
 }
 
 /// Bool uniforms read as values (not as conditions) become `if (b) 1.0 else 0.0`: the

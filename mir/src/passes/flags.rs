@@ -5,13 +5,13 @@
 //!   `c && d`; `c ? false : d` is `!c && d`; `c ? d : true` is `!c || d`;
 //! - `a || (a || b)` is `a || b`, and `a && (a && b)` is `a && b` (a flag already set);
 //! - `!(a || b)` is `!a && !b` and `!(a && b)` is `!a || !b`, when every reader of the
-//!   inner value negates it: the negations reach comparisons, which invert for free, and a
-//!   chain of "broken" flags becomes one of "still running" flags;
+//!   inner value negates it and the negations reach comparisons read only there (which
+//!   invert in place): a chain of "broken" flags becomes one of "still running" flags;
 //! - a float `c ? x : x + y` is `x + (c ? 0 : y)`, and `c ? x + y : x` is `x + (c ? y : 0)`:
 //!   exact (adding 0 changes nothing, and `x + y` is computed the same way), and a select
 //!   with a zero arm is one multiply by the flag where a blend of two values takes four;
-//! - `c ? 0 : y` is `!c ? y : 0` when `c` is itself an `and`, `or` or `not`, whose
-//!   negation the rules above push to its comparisons.
+//! - `c ? 0 : y` is `!c ? y : 0` when `c` is itself an `or` or a `not` whose negation the
+//!   rules above push to its comparisons for free.
 //!
 //! Together they turn an unrolled loop with an early exit (`acc += t; if (acc > limit)
 //! break;`) into `acc += running * t; running *= acc' <= limit` once bools are floats.
@@ -27,6 +27,10 @@ pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
     let uses = f.use_counts();
     let negations = negations(f);
+    let reads = Reads {
+        uses: uses.clone(),
+        flags: flag_reads(f),
+    };
     let mut replace = Replacements::default();
     for b in f.layout.clone() {
         let mut at = 0;
@@ -94,7 +98,8 @@ pub fn run(f: &mut Function) -> bool {
                     Op::Not if whole(&args[0]) => match f.def_inst(args[0].value) {
                         Some(inner)
                             if matches!(inner.op, Op::Or | Op::And)
-                                && uses.get(&args[0].value) == negations.get(&args[0].value) =>
+                                && uses.get(&args[0].value) == negations.get(&args[0].value)
+                                && negates_freely(f, args[0].value, &reads, 8) =>
                         {
                             let flipped = if inner.op == Op::Or { Op::And } else { Op::Or };
                             let (a, c) = (inner.args[0], inner.args[1]);
@@ -126,10 +131,9 @@ pub fn run(f: &mut Function) -> bool {
                 }
                 (0..2).find_map(|k| (inner.args[k] == *x).then_some(inner.args[1 - k]))
             };
-            let flag = matches!(
-                f.def_inst(cond.value).map(|d| d.op),
-                Some(Op::And | Op::Or | Op::Not)
-            );
+            // An `or` of flags (`broken`), whose negation is an `and` (`running`): a product
+            // of flags. (An `and` stays: its negation, an `or`, is no cheaper than `1 - c`.)
+            let flag = matches!(f.def_inst(cond.value).map(|d| d.op), Some(Op::Or | Op::Not));
             let zero_then = is(&args[1], 0.0) && !is(&args[2], 0.0);
             let rewritten = if let Some(y) = sum_of(f, &args[2], &args[1]) {
                 let zero = zero_before(f, b, &mut at, ty);
@@ -152,7 +156,12 @@ pub fn run(f: &mut Function) -> bool {
                 continue;
             }
             // c ? 0 : y is !c ? y : 0, when c's negation goes on to its comparisons.
-            if flag && zero_then && whole_scalar(&cond) && f.ty(cond.value).lanes == 1 {
+            if flag
+                && zero_then
+                && whole_scalar(&cond)
+                && f.ty(cond.value).lanes == 1
+                && negates_freely(f, cond.value, &reads, 8)
+            {
                 let not = not_before(f, b, &mut at, cond);
                 f.insts[i].args = vec![not, args[2], args[1]];
                 changed = true;
@@ -160,6 +169,52 @@ pub fn run(f: &mut Function) -> bool {
         }
     }
     changed
+}
+
+/// A function's reads of each value: all of them, and those as a truth value.
+struct Reads {
+    uses: HashMap<Value, usize>,
+    flags: HashMap<Value, usize>,
+}
+
+/// Whether `!v` costs nothing more than `v`: `v` is a comparison read only as a truth value
+/// (by `and`, `or`, `not` and as a select's condition, which as floats read `1 - c`, the
+/// inverted comparison, anyway), a `not` (the two cancel), or an `and`/`or` of such (De
+/// Morgan), `depth` deep.
+fn negates_freely(f: &Function, v: Value, reads: &Reads, depth: u8) -> bool {
+    let Some(d) = f.def_inst(v) else {
+        return false;
+    };
+    match d.op {
+        Op::Cmp(_) => reads.uses.get(&v) <= reads.flags.get(&v),
+        Op::Not => true,
+        Op::And | Op::Or if depth > 0 => d
+            .args
+            .iter()
+            .all(|a| negates_freely(f, a.value, reads, depth - 1)),
+        _ => false,
+    }
+}
+
+/// Reads of each value as a truth value: by an `and`, `or` or `not`, or as a select's
+/// condition.
+fn flag_reads(f: &Function) -> HashMap<Value, usize> {
+    let mut n: HashMap<Value, usize> = HashMap::default();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let inst = &f.insts[i];
+            match inst.op {
+                Op::And | Op::Or | Op::Not => {
+                    for a in &inst.args {
+                        *n.entry(a.value).or_default() += 1;
+                    }
+                }
+                Op::Select => *n.entry(inst.args[0].value).or_default() += 1,
+                _ => {}
+            }
+        }
+    }
+    n
 }
 
 /// Reads of each value by a `not`.
