@@ -321,6 +321,7 @@ pub fn outputs_json(o: &preview::Outputs) -> serde_json::Value {
         "inputs": list(&o.inputs),
         "outputs": list(&o.outputs),
         "discarded": o.discarded,
+        "steps": o.steps,
         "emitted": o.emitted.iter().map(|e| json!({
             "vertex": e.vertex,
             "primitive": e.primitive,

@@ -76,7 +76,8 @@ pub struct Outputs {
     pub discarded: bool,
     /// A geometry program's vertices.
     pub emitted: Vec<Emitted>,
-    /// Instructions executed (PICA200).
+    /// Instructions (AGAL: tokens) executed; none for the texture combiners, which run
+    /// every stage.
     pub steps: Option<u64>,
 }
 
@@ -295,7 +296,7 @@ impl<'a> Loaded<'a> {
                     position: Some(out.position),
                     discarded: false,
                     emitted: Vec::new(),
-                    steps: None,
+                    steps: Some(out.steps),
                 })
             }
             Kind::AgalFragment | Kind::PicaFragment => {
@@ -379,7 +380,7 @@ impl<'a> Loaded<'a> {
                 position: None,
                 discarded: o.discarded,
                 emitted: Vec::new(),
-                steps: None,
+                steps: Some(o.steps),
             }
         }))
     }

@@ -60,5 +60,6 @@ pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;
 pub mod reference;
+pub mod steps;
 pub mod tev_oracle;
 pub mod tevgen;

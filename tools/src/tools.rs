@@ -199,8 +199,13 @@ pub fn run(
             if t.stages.len() == 1 { "" } else { "s" }
         ),
         None => println!(
-            "{} {} program, {} instructions",
-            c.reflection.target, c.reflection.stage, c.reflection.stats.instructions
+            "{} {} program, {} instructions{}",
+            c.reflection.target,
+            c.reflection.stage,
+            c.reflection.stats.instructions,
+            out.steps.map_or(String::new(), |n| format!(
+                ", {n} executed for these values"
+            ))
         ),
     }
     println!("inputs:");

@@ -19,6 +19,9 @@ pub(super) struct Lane {
     pub colors: [Vec4; COLOR_OUTPUTS],
     pub depth: Option<f32>,
     pub discarded: bool,
+    /// Tokens this lane executed: those it was active for (a conditional's `els` and `eif`
+    /// when the conditional itself ran).
+    pub steps: u64,
 }
 
 type Step<T> = Result<T, SimErrorKind>;
@@ -58,6 +61,13 @@ impl<'a> Machine<'a> {
 
     pub fn run(&mut self, program: &Program) -> Result<(), SimError> {
         for (i, inst) in program.instructions.iter().enumerate() {
+            let counted = match inst.opcode().shape() {
+                Shape::Bare => self.blocks.last().map_or(&self.active, |(prev, _)| prev),
+                _ => &self.active,
+            };
+            for (lane, &on) in self.lanes.iter_mut().zip(counted) {
+                lane.steps += u64::from(on);
+            }
             self.step(inst)
                 .map_err(|kind| SimError { token: i + 1, kind })?;
         }

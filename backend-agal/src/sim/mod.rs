@@ -61,6 +61,8 @@ pub struct VertexOutput {
     pub varyings: Vec<Vec4>,
     /// The lanes written of each varying.
     pub varyings_written: Vec<Mask>,
+    /// Tokens executed (a conditional block's, when its condition held).
+    pub steps: u64,
 }
 
 /// What a fragment program reads besides its varyings.
@@ -81,6 +83,8 @@ pub struct FragmentOutput {
     pub colors: [Vec4; COLOR_OUTPUTS],
     /// `od.x`, if written.
     pub depth: Option<f32>,
+    /// Tokens executed for this fragment (a conditional block's, when its condition held).
+    pub steps: u64,
 }
 
 /// Why a program could not run.
@@ -156,6 +160,7 @@ pub fn run_vertex(program: &Program, inputs: &VertexInputs<'_>) -> Result<Vertex
         position: lane.position,
         varyings: lane.varyings.to_vec(),
         varyings_written: lane.varyings_written.to_vec(),
+        steps: lane.steps,
     })
 }
 
@@ -191,6 +196,7 @@ pub fn run_fragment_quad(
             discarded: lane.discarded,
             colors: lane.colors,
             depth: lane.depth,
+            steps: lane.steps,
         }
     }))
 }

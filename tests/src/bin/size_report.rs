@@ -2,8 +2,11 @@
 //! markdown table: its SPIR-V instruction count; PICA200 instructions, operand descriptors
 //! and constant registers; AGAL tokens, temporaries and constant registers (baseline
 //! profile, or standard where baseline refuses it); and the hand-written count where a
-//! library or example ships the same shader in assembly. Then the hand-written reference set
-//! (`tests::handwritten`): each public hand-written program against its GLSL rewrite.
+//! library or example ships the same shader in assembly. Then every program with a branch,
+//! loop or call: its length and the steps it executes (`tests::steps`) on the PICA200 and
+//! each AGAL version. Then the hand-written reference set (`tests::handwritten`): each
+//! public hand-written program against its GLSL rewrite, in instructions and, for the
+//! PICA200, in steps executed.
 
 use spv2retro::{Options, Profile, Source, Stage, compile};
 
@@ -130,7 +133,61 @@ fn main() {
         println!("{row}");
     }
     println!();
+    println!("{}", steps_table());
+    println!();
     println!("{}", tests::handwritten::table(&tests::handwritten::all()));
+}
+
+/// Every corpus shader with a branch, loop or call: its length and the steps it executes
+/// (`tests::steps`, at the stated values) on the PICA200 and each AGAL version.
+fn steps_table() -> String {
+    let mut out = format!(
+        "Programs with a branch, loop or call: instructions / steps executed (inputs {}, \
+         uniforms {} in every lane)\n\n| shader | PICA200 | AGAL 1 | AGAL 2 | AGAL 3 |\n\
+         |---|---|---|---|---|\n",
+        tests::steps::INPUT,
+        tests::steps::UNIFORM
+    );
+    for path in tests::fixture_files("glsl", ".spv")
+        .into_iter()
+        .chain(tests::fixture_files("edge", ".spv"))
+    {
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let stem = file.strip_suffix(".spv").unwrap().to_string();
+        if [".opt", ".g", ".v13", "optsize"]
+            .iter()
+            .any(|s| stem.contains(s))
+        {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        if !tests::steps::spirv_has_control_flow(&bytes) {
+            continue;
+        }
+        let source = Source::spirv(&bytes).named(&file);
+        let fragment = stem.ends_with(".frag") || stem.contains(".ps.");
+        let stage = if fragment {
+            Stage::Fragment
+        } else {
+            Stage::Vertex
+        };
+        let cell = |options: Options| match compile(&source, &options.stage(stage)) {
+            Ok(c) => match tests::steps::executed(&c) {
+                Ok(Some(n)) => format!("{} / {n}", c.reflection.stats.instructions),
+                Ok(None) => format!("{} stages", c.reflection.stats.instructions),
+                Err(e) => format!("{} / (does not run: {e})", c.reflection.stats.instructions),
+            },
+            Err(e) => rule(&e),
+        };
+        let cells = [
+            cell(Options::pica()),
+            cell(Options::agal(Profile::Baseline)),
+            cell(Options::agal(Profile::Standard)),
+            cell(Options::agal(Profile::StandardExtended)),
+        ];
+        out += &format!("| {stem} | {} |\n", cells.join(" | "));
+    }
+    out
 }
 
 /// The rule of an error's first diagnostic (`pica.limit`), for a table cell.

@@ -84,6 +84,9 @@ pub struct Measured {
     pub target: Target,
     pub hand: usize,
     pub compiled: usize,
+    /// The most steps each executed over the simulator check's random cases (PICA200
+    /// programs whose original runs; see [`pica::compare`]): hand-written, compiled.
+    pub steps: Option<(u64, u64)>,
 }
 
 /// Compiles every reference and counts.
@@ -94,6 +97,14 @@ pub fn measure(refs: &[Reference]) -> Vec<Measured> {
             target: r.target,
             hand: r.hand_instructions,
             compiled: r.compiled_instructions(),
+            steps: match r.target {
+                Target::Pica => pica::PROGRAMS
+                    .iter()
+                    .find(|p| p.name == r.name && p.original_unrunnable.is_none())
+                    .and_then(|p| pica::compare(p).ok())
+                    .map(|c| (c.hand_steps, c.compiled_steps)),
+                Target::Agal(_) => None,
+            },
         })
         .collect()
 }
@@ -103,15 +114,21 @@ pub fn measure(refs: &[Reference]) -> Vec<Measured> {
 pub fn table(refs: &[Reference]) -> String {
     let measured = measure(refs);
     let mut out = String::from(
-        "| hand-written program | target | by hand | compiled | ratio |\n|---|---|---|---|---|\n",
+        "| hand-written program | target | by hand | compiled | ratio | steps by hand | steps compiled |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for m in &measured {
         let target = match m.target {
             Target::Pica => "PICA200".to_string(),
             Target::Agal(p) => format!("AGAL ({p})"),
         };
+        // AGAL 1 has no branches: its steps are its tokens.
+        let (hs, cs) = match m.steps {
+            Some((h, c)) => (h.to_string(), c.to_string()),
+            None => (String::new(), String::new()),
+        };
         out += &format!(
-            "| {} | {target} | {} | {} | {:.2} |\n",
+            "| {} | {target} | {} | {} | {:.2} | {hs} | {cs} |\n",
             m.name,
             m.hand,
             m.compiled,
@@ -131,8 +148,13 @@ pub fn table(refs: &[Reference]) -> String {
                         l + usize::from(m.compiled > m.hand),
                     )
                 });
+        let (hs, cs) = measured
+            .iter()
+            .filter(|m| pick(m))
+            .filter_map(|m| m.steps)
+            .fold((0, 0), |(a, b), (h, c)| (a + h, b + c));
         format!(
-            "| **{label}** ({n} programs, {longer} longer than by hand) | | {h} | {c} | {:.3} |\n",
+            "| **{label}** ({n} programs, {longer} longer than by hand) | | {h} | {c} | {:.3} | {hs} | {cs} |\n",
             c as f64 / h.max(1) as f64
         )
     };

@@ -1,0 +1,195 @@
+//! What every program with a branch, loop or call costs to run, pinned: for each such shader
+//! of `tests/fixtures/glsl`, `tests/fixtures/edge` and `tests/fixtures/loops`, and of the
+//! engine corpus (`tests/fixtures/thirdparty/engines`, glslang's SPIR-V of each text), the
+//! instructions and the steps executed at the stated values (`tests::steps`) on the PICA200
+//! and AGAL 1, 2 and 3, or the rule of the refusal, are `tests/golden/steps.txt`, one line
+//! each.
+//!
+//! A change that makes a pinned program execute more steps, or refuses one that compiled,
+//! fails the test with the programs named; any other change (fewer steps, another length)
+//! shows up as a diff of the file to review. After an intended change:
+//! `BLESS=1 cargo test -p tests --test integration steps_snapshot::`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use spv2retro::{Options, Profile, Source, Stage, compile};
+
+const TARGETS: [&str; 4] = ["pica", "agal1", "agal2", "agal3"];
+
+fn options(target: usize) -> Options {
+    match target {
+        0 => Options::pica(),
+        1 => Options::agal(Profile::Baseline),
+        2 => Options::agal(Profile::Standard),
+        _ => Options::agal(Profile::StandardExtended),
+    }
+}
+
+/// One program to measure: its name, stage and source (SPIR-V bytes or GLSL text).
+struct Program {
+    name: String,
+    stage: Stage,
+    spirv: Option<Vec<u8>>,
+    glsl: Option<String>,
+}
+
+fn programs() -> Vec<Program> {
+    let mut all = Vec::new();
+    for folder in ["glsl", "edge"] {
+        for path in tests::fixture_files(folder, ".spv") {
+            let file = path.file_name().unwrap().to_string_lossy().to_string();
+            let stem = file.strip_suffix(".spv").unwrap();
+            if [".opt", ".g", ".v13", "optsize"]
+                .iter()
+                .any(|s| stem.contains(s))
+            {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            if !tests::steps::spirv_has_control_flow(&bytes) {
+                continue;
+            }
+            let fragment = stem.ends_with(".frag") || stem.contains(".ps.");
+            all.push(Program {
+                name: format!("{folder}/{stem}"),
+                stage: if fragment {
+                    Stage::Fragment
+                } else {
+                    Stage::Vertex
+                },
+                spirv: Some(bytes),
+                glsl: None,
+            });
+        }
+    }
+    for ext in [".vert", ".frag"] {
+        for path in tests::fixture_files("loops", ext) {
+            let file = path.file_name().unwrap().to_string_lossy().to_string();
+            all.push(Program {
+                name: format!("loops/{file}"),
+                stage: if ext == ".frag" {
+                    Stage::Fragment
+                } else {
+                    Stage::Vertex
+                },
+                spirv: None,
+                glsl: Some(std::fs::read_to_string(&path).unwrap()),
+            });
+        }
+    }
+    let dir = tests::fixtures("thirdparty/engines");
+    let tsv = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
+    for line in tsv.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() != 7 || f[6] == "-" {
+            continue;
+        }
+        let bytes = std::fs::read(dir.join(f[6])).unwrap_or_else(|e| panic!("{}: {e}", f[6]));
+        if !tests::steps::spirv_has_control_flow(&bytes) {
+            continue;
+        }
+        all.push(Program {
+            name: format!("engines/{}", f[0]),
+            stage: if f[2] == "vertex" {
+                Stage::Vertex
+            } else {
+                Stage::Fragment
+            },
+            spirv: Some(bytes),
+            glsl: None,
+        });
+    }
+    all
+}
+
+fn snapshot() -> String {
+    let mut out = String::new();
+    for p in programs() {
+        for (target, label) in TARGETS.iter().enumerate() {
+            let source = match (&p.spirv, &p.glsl) {
+                (Some(bytes), _) => Source::spirv(bytes).named(&p.name),
+                (None, Some(text)) => Source::glsl(text, p.stage).named(&p.name),
+                (None, None) => unreachable!("a program has a source"),
+            };
+            let line = match compile(source, &options(target).stage(p.stage)) {
+                Ok(c) => match tests::steps::executed(&c) {
+                    Ok(Some(steps)) => {
+                        format!(
+                            "{} instructions, {steps} steps",
+                            c.reflection.stats.instructions
+                        )
+                    }
+                    Ok(None) => format!("{} stages", c.reflection.stats.instructions),
+                    Err(e) => format!(
+                        "{} instructions, does not run: {e}",
+                        c.reflection.stats.instructions
+                    ),
+                },
+                Err(e) => {
+                    let rule = e.diagnostics().0.first().map_or("-", |d| d.rule);
+                    format!("refused {rule}")
+                }
+            };
+            let _ = writeln!(out, "{} {label}: {line}", p.name);
+        }
+    }
+    out
+}
+
+/// `name target` → steps, or `None` when refused; other lines (stages) are left out.
+fn steps_of(text: &str) -> BTreeMap<String, Option<u64>> {
+    text.lines()
+        .filter_map(|l| {
+            let (key, rest) = l.split_once(": ")?;
+            if rest.starts_with("refused") {
+                return Some((key.to_string(), None));
+            }
+            let steps = rest
+                .split(", ")
+                .nth(1)?
+                .strip_suffix(" steps")?
+                .parse()
+                .ok()?;
+            Some((key.to_string(), Some(steps)))
+        })
+        .collect()
+}
+
+#[test]
+fn no_program_with_control_flow_runs_more_steps_than_pinned() {
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/steps.txt");
+    let now = snapshot();
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&golden, &now).unwrap();
+        return;
+    }
+    let before = std::fs::read_to_string(&golden)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", golden.display()));
+    let (was, is) = (steps_of(&before), steps_of(&now));
+    let worse: Vec<String> = was
+        .iter()
+        .filter_map(|(key, &then)| {
+            let then = then?;
+            match is.get(key) {
+                Some(Some(n)) if *n > then => Some(format!("{key}: {then} steps, now {n}")),
+                Some(None) => Some(format!("{key}: {then} steps, now refused")),
+                _ => None,
+            }
+        })
+        .collect();
+    assert!(worse.is_empty(), "slower or refused:\n{}", worse.join("\n"));
+    let changed: Vec<String> = before
+        .lines()
+        .zip(now.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("- {a}\n+ {b}"))
+        .collect();
+    assert!(
+        changed.is_empty() && before.lines().count() == now.lines().count(),
+        "{} of {} lines changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test integration steps_snapshot::, and review the diff.",
+        changed.len(),
+        now.lines().count(),
+        changed.join("\n")
+    );
+}
