@@ -90,3 +90,14 @@ pub use frontend_spirv::entry::Stage;
 pub use machine::reflect;
 pub use machine::reflect::Reflection;
 pub use mir::{Diagnostic, Diagnostics, Fault};
+
+/// The Rust code of the guides in `docs/`, compiled (and run, unless marked `no_run`) as doc
+/// tests, so that the pages cannot drift from the API. `tools/tests/guides.rs` checks that
+/// every page with a Rust block is included here.
+#[cfg(doctest)]
+mod guides {
+    #[doc = include_str!("../../docs/3ds-rust.md")]
+    struct Rust;
+    #[doc = include_str!("../../docs/stage3d.md")]
+    struct Stage3d;
+}
