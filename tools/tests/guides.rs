@@ -68,7 +68,8 @@ fn pages() -> Vec<(String, String)> {
     names
         .into_iter()
         .map(|n| {
-            let text = std::fs::read_to_string(root.join(&n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            let text =
+                std::fs::read_to_string(root.join(&n)).unwrap_or_else(|e| panic!("{n}: {e}"));
             (n, text)
         })
         .collect()
@@ -192,7 +193,14 @@ fn simple_commands(command: &str) -> Vec<Vec<String>> {
 /// The files a command of the three binaries says it writes.
 fn outputs(simple: &[String]) -> Vec<String> {
     let program = simple[0].as_str();
-    let mut flags = vec!["-o", "--out", "--reflect", "--depfile", "-H", "--bin2s-header"];
+    let mut flags = vec![
+        "-o",
+        "--out",
+        "--reflect",
+        "--depfile",
+        "-H",
+        "--bin2s-header",
+    ];
     if program == "spv2pica" {
         flags.extend(["-h", "--header"]);
     }
@@ -214,10 +222,19 @@ fn outputs(simple: &[String]) -> Vec<String> {
 fn clone_status(root: &Path) -> Option<String> {
     let out = Command::new("git")
         .current_dir(root)
-        .args(["status", "--porcelain", "--untracked-files=all", "--", "tests", "examples"])
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--",
+            "tests",
+            "examples",
+        ])
         .output()
         .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn file_name_of(page: &str) -> String {
@@ -269,7 +286,9 @@ fn run_page(page: &str, text: &str, dir: &Path, path: &std::ffi::OsStr) -> (usiz
                 Some((line, stdout)) => failures.push(format!(
                     "{at}: not the output of the command at line {line}, which prints\n{stdout}"
                 )),
-                None => failures.push(format!("{at}: a `text output` block with no command before it")),
+                None => failures.push(format!(
+                    "{at}: a `text output` block with no command before it"
+                )),
             }
             continue;
         }
@@ -339,7 +358,10 @@ fn run_page(page: &str, text: &str, dir: &Path, path: &std::ffi::OsStr) -> (usiz
                     failures.push(format!("{at}: `{command}` did not write {file}"));
                 }
             }
-            last_stdout = Some((block.line, String::from_utf8_lossy(&out.stdout).into_owned()));
+            last_stdout = Some((
+                block.line,
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            ));
         }
     }
     (ran, failures)
@@ -383,7 +405,9 @@ fn every_command_in_the_readme_and_the_book_runs() {
             before, after,
             "the guides' commands wrote into the clone's tests/ or examples/"
         ),
-        _ => println!("not a git work tree: whether the commands wrote into the clone is not checked"),
+        _ => println!(
+            "not a git work tree: whether the commands wrote into the clone is not checked"
+        ),
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(total > 0, "no command ran");
@@ -426,17 +450,21 @@ fn check_haxe_members(page: &str, text: &str, dir: &Path) -> Vec<String> {
 fn the_pages_code_is_compiled_or_is_the_tested_files() {
     let root = repo();
     let lib = std::fs::read_to_string(root.join("cli/src/lib.rs")).unwrap();
-    let example: Vec<String> = ["examples/homebrew/src/main.rs", "examples/homebrew/build.rs"]
-        .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(root.join(f))
-                .unwrap()
-                .lines()
-                .map(|l| l.trim().to_string())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let makefile = std::fs::read_to_string(root.join("tests/fixtures/build-routes/make/Makefile")).unwrap();
+    let example: Vec<String> = [
+        "examples/homebrew/src/main.rs",
+        "examples/homebrew/build.rs",
+    ]
+    .iter()
+    .flat_map(|f| {
+        std::fs::read_to_string(root.join(f))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect::<Vec<_>>()
+    })
+    .collect();
+    let makefile =
+        std::fs::read_to_string(root.join("tests/fixtures/build-routes/make/Makefile")).unwrap();
     let makefile: Vec<&str> = makefile.lines().map(str::trim).collect();
     let mut failures = Vec::new();
     let mut rust_blocks = 0;
@@ -494,8 +522,14 @@ fn the_block_reader_reads_fences_as_commonmark_does() {
     assert_eq!(b.len(), 2, "{b:?}");
     assert_eq!((b[0].line, b[0].info.as_str()), (2, "sh"));
     assert_eq!(commands(&b[0].body), ["spv2pica a  -o b # c"]);
-    assert_eq!(simple_commands("spv2pica a  -o b # c"), [["spv2pica", "a", "-o", "b"]]);
-    assert_eq!((b[1].info.as_str(), b[1].body.as_str()), ("text output", "x"));
+    assert_eq!(
+        simple_commands("spv2pica a  -o b # c"),
+        [["spv2pica", "a", "-o", "b"]]
+    );
+    assert_eq!(
+        (b[1].info.as_str(), b[1].body.as_str()),
+        ("text output", "x")
+    );
     assert_eq!(
         with_binaries("cargo run --release -p spv2retro-cli --bin spv2agal -- x -o 'y z'"),
         "spv2agal x -o 'y z'"
