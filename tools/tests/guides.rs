@@ -515,6 +515,91 @@ fn the_pages_code_is_compiled_or_is_the_tested_files() {
     assert!(rust_blocks > 0, "no Rust block in the pages");
 }
 
+/// The lines of a page outside its code blocks.
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    let mut fence: Option<usize> = None;
+    for line in text.lines() {
+        let rest = line.trim_start_matches(' ');
+        let ticks = rest.len() - rest.trim_start_matches('`').len();
+        let indent = line.len() - rest.len();
+        match fence {
+            None if indent <= 3 && ticks >= 3 && !rest[ticks..].contains('`') => {
+                fence = Some(ticks)
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            Some(n) if indent <= 3 && ticks >= n && rest[ticks..].trim().is_empty() => fence = None,
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+/// A heading's anchor as the forges make it: lower case, punctuation other than `-` and `_`
+/// dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// Every relative link of the README and the book leads to a file of the clone, and every
+/// `#anchor` into a page to one of its headings.
+#[test]
+fn every_link_between_the_pages_resolves() {
+    let root = repo();
+    let pages = pages();
+    let headings = |text: &str| -> Vec<String> {
+        prose(text)
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| anchor(l.trim_start_matches('#')))
+            .collect()
+    };
+    let mut failures = Vec::new();
+    let mut links = 0;
+    for (page, text) in &pages {
+        let prose = prose(text);
+        for (i, _) in prose.match_indices("](") {
+            let rest = &prose[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let link = &rest[..end];
+            if link.contains("://") || link.contains(' ') {
+                continue;
+            }
+            links += 1;
+            let (path, fragment) = link.split_once('#').unwrap_or((link, ""));
+            let base = Path::new(page).parent().unwrap();
+            let target = if path.is_empty() {
+                PathBuf::from(page)
+            } else {
+                base.join(path)
+            };
+            let full = root.join(&target);
+            if !full.exists() {
+                failures.push(format!("{page}: the link {link} leads nowhere"));
+                continue;
+            }
+            if fragment.is_empty() || !path.ends_with(".md") && !path.is_empty() {
+                continue;
+            }
+            let text = std::fs::read_to_string(&full).unwrap();
+            if !headings(&text).iter().any(|h| h == fragment) {
+                failures.push(format!("{page}: {link}: no such heading"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(links > 0, "no link found");
+}
+
 #[test]
 fn the_block_reader_reads_fences_as_commonmark_does() {
     let text = "a\n```sh\nspv2pica a \\\n  -o b # c\n\n# d\n```\n```` ```sh ```` inline\n  ```text output\nx\n  ```\n";
@@ -539,4 +624,10 @@ fn the_block_reader_reads_fences_as_commonmark_does() {
         ["r.json", "h.h"]
     );
     assert_eq!(simple_commands("a && b | c"), [["a"], ["b"], ["c"]]);
+    assert_eq!(prose(text), "a\n```` ```sh ```` inline\n");
+    assert_eq!(anchor(" GLSL.std.450"), "glslstd450");
+    assert_eq!(
+        anchor("`spv2retro run`, `preview` and `serve`"),
+        "spv2retro-run-preview-and-serve"
+    );
 }
