@@ -40,6 +40,28 @@ use crate::source::{Language, Source};
 mod stage3d;
 
 /// The shaders of a project, and where their outputs go.
+///
+/// In a build script the outputs go to `OUT_DIR`; here, to a folder of the example's own.
+/// The paths are `examples/homebrew`'s, whose `build.rs` is this.
+///
+/// ```
+/// use spv2retro::build::Shaders;
+/// use spv2retro::{Options, Profile};
+///
+/// let shaders = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders");
+/// let out = std::env::temp_dir().join(format!("spv2retro-doc-shaders-{}", std::process::id()));
+/// std::fs::create_dir_all(&out)?;
+/// let outputs = Shaders::new()
+///     .shader(format!("{shaders}/vshader.vert"), Options::pica())
+///     .shader(format!("{shaders}/stage3d/sprite_fs.frag"), Options::agal(Profile::Baseline))
+///     .out_dir(&out)
+///     .compile()?;
+/// assert!(out.join("vshader.shbin").exists() && out.join("sprite_fs.agal").exists());
+/// let module = std::fs::read_to_string(&outputs.module)?; // OUT_DIR/shaders.rs
+/// assert!(module.contains("pub mod vshader {") && module.contains("pub const PROJECTION: Uniform"));
+/// # std::fs::remove_dir_all(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Shaders {
     items: Vec<Item>,
@@ -153,6 +175,23 @@ impl Shaders {
     /// Compiles every shader file under `dir` (recursively; `.spv`, `.spvasm`, and with the
     /// `glsl`/`wgsl` features `.vert`, `.frag`, `.glsl`, `.wgsl`, which are an error without
     /// them) with `options`; `.vert` and `.frag` files get their stage from the extension.
+    ///
+    /// ```
+    /// use spv2retro::build::Shaders;
+    /// use spv2retro::{Options, Profile};
+    ///
+    /// let shaders = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders");
+    /// let out = std::env::temp_dir().join(format!("spv2retro-doc-dir-{}", std::process::id()));
+    /// std::fs::create_dir_all(&out)?;
+    /// let outputs = Shaders::new()
+    ///     .dir(format!("{shaders}/stage3d"), Options::agal(Profile::Baseline))
+    ///     .out_dir(&out)
+    ///     .compile()?;
+    /// let modules: Vec<&str> = outputs.shaders.iter().map(|s| s.module.as_str()).collect();
+    /// assert_eq!(modules, ["sprite_fs", "sprite_vs", "tint"]); // tint.frag.agalasm too
+    /// # std::fs::remove_dir_all(&out)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dir(mut self, dir: impl Into<PathBuf>, options: Options) -> Shaders {
         self.items.push(Item::Dir {
             path: dir.into(),
@@ -166,6 +205,25 @@ impl Shaders {
     /// `spv2pica -o MODULE.shbin PATHS…`. The module holds the bytes and a constant per
     /// uniform of the vertex shaders (their shared space), with a `geometry` submodule for a
     /// geometry shader's own.
+    ///
+    /// ```
+    /// use spv2retro::Options;
+    /// use spv2retro::build::Shaders;
+    ///
+    /// let shaders = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders");
+    /// let out = std::env::temp_dir().join(format!("spv2retro-doc-linked-{}", std::process::id()));
+    /// std::fs::create_dir_all(&out)?;
+    /// // A GLSL vertex shader and a hand-written geometry shader: one .shbin, two DVLEs.
+    /// let outputs = Shaders::new()
+    ///     .linked("sprite", [format!("{shaders}/sprite.vert"), format!("{shaders}/sprite.g.pica")], Options::pica())
+    ///     .out_dir(&out)
+    ///     .compile()?;
+    /// assert_eq!(outputs.shaders[0].sources.len(), 2);
+    /// let module = std::fs::read_to_string(&outputs.module)?;
+    /// assert!(module.contains("pub mod geometry {"), "{module}");
+    /// # std::fs::remove_dir_all(&out)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn linked<P: Into<PathBuf>>(
         mut self,
         module: impl Into<String>,
@@ -184,6 +242,25 @@ impl Shaders {
     /// over `options`), as `spv2agal --variant` does: each variant is the module
     /// `MODULE_NAME`, and the module `MODULE` holds `VARIANTS`, each variant's name and
     /// bytes, for choosing one by name at run time (Starling's program per texture format).
+    ///
+    /// ```
+    /// use spv2retro::build::Shaders;
+    /// use spv2retro::variants::Variant;
+    /// use spv2retro::{Options, Profile};
+    ///
+    /// let shaders = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders");
+    /// let out = std::env::temp_dir().join(format!("spv2retro-doc-variants-{}", std::process::id()));
+    /// std::fs::create_dir_all(&out)?;
+    /// let variants = [Variant::parse("rgba:")?, Variant::parse("dxt5:1=dxt5")?];
+    /// let outputs = Shaders::new()
+    ///     .variants("sprite_fs", format!("{shaders}/stage3d/sprite_fs.frag"), Options::agal(Profile::Baseline), &variants)
+    ///     .out_dir(&out)
+    ///     .compile()?;
+    /// let module = std::fs::read_to_string(&outputs.module)?;
+    /// assert!(module.contains("pub mod sprite_fs_dxt5 {") && module.contains("VARIANTS"), "{module}");
+    /// # std::fs::remove_dir_all(&out)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn variants(
         mut self,
         module: impl Into<String>,
@@ -222,6 +299,30 @@ impl Shaders {
     /// written and gets its module as a shader alone does, `MODULE_vertex` and
     /// `MODULE_fragment`; with [`Shaders::stage3d_classes`] the pair is one class, named
     /// after `module` (`tint_filter` → `TintFilter`).
+    ///
+    /// ```
+    /// use spv2retro::build::Shaders;
+    /// use spv2retro::{Options, Profile, glue};
+    ///
+    /// let shaders = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders");
+    /// let out = std::env::temp_dir().join(format!("spv2retro-doc-pair-{}", std::process::id()));
+    /// std::fs::create_dir_all(&out)?;
+    /// let outputs = Shaders::new()
+    ///     .stage3d_pair(
+    ///         "sprite",
+    ///         format!("{shaders}/stage3d/sprite_vs.vert"),
+    ///         format!("{shaders}/stage3d/sprite_fs.frag"),
+    ///         Options::agal(Profile::Baseline),
+    ///     )
+    ///     .stage3d_classes(glue::Language::Haxe)
+    ///     .out_dir(&out)
+    ///     .compile()?;
+    /// assert_eq!(outputs.classes, [out.join("Sprite.hx")]);
+    /// let class = std::fs::read_to_string(&outputs.classes[0])?;
+    /// assert!(class.contains("public static function setMvp(context:Context3D, matrix:Matrix3D):Void"));
+    /// # std::fs::remove_dir_all(&out)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stage3d_pair(
         mut self,
         module: impl Into<String>,

@@ -93,12 +93,43 @@ pub struct Options {
 }
 
 impl Options {
-    /// Options for a PICA200 vertex program.
+    /// Options for a PICA200 program: vertex or geometry, or a fragment shader's texture
+    /// combiners (the stage comes from the source, else [`Options::stage`]).
+    ///
+    /// ```
+    /// use spv2retro::{Options, Semantic, Source, Stage, compile};
+    ///
+    /// let text = "#version 450
+    /// layout(location = 0) in vec4 position;
+    /// layout(location = 1) in vec2 uv;
+    /// layout(location = 1) out vec2 vUv;
+    /// void main() { gl_Position = position; vUv = uv; }";
+    /// // Location 1 is texcoord0 by default; this program's goes to texcoord1.
+    /// let options = Options::pica().semantic(1, Semantic::TexCoord1);
+    /// let program = compile(Source::glsl(text, Stage::Vertex), &options)?;
+    /// let out = program.reflection.outputs.iter().find(|o| o.name == "vUv").unwrap();
+    /// assert_eq!(out.semantic.as_deref(), Some("texcoord1"));
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn pica() -> Options {
         Options::default()
     }
 
     /// Options for an AGAL program under `profile`.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Profile, Runtime, Source, Stage, compile};
+    ///
+    /// let text = "precision mediump float;\nuniform sampler2D atlas;\nvarying vec2 vUv;\n\
+    ///             void main() { gl_FragColor = texture2D(atlas, vUv); }";
+    /// let options = Options::agal(Profile::Standard)   // AGAL 2
+    ///     .runtime(Runtime::Flash)
+    ///     .sampler(0, ["nearest", "clamp"]);
+    /// let program = compile(Source::glsl(text, Stage::Fragment), &options)?;
+    /// assert_eq!(program.bytes[1], 2); // the AGAL version
+    /// assert!(program.listing.contains("fs0 <2d,nearest"), "{}", program.listing);
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn agal(profile: Profile) -> Options {
         Options {
             target: Target::Agal,
@@ -108,6 +139,16 @@ impl Options {
     }
 
     /// GLSL: defines `name` as `value` for the preprocessor (as `-D name=value`).
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, Stage, compile};
+    ///
+    /// let text = "attribute vec4 p;\nvoid main() { gl_Position = p * SCALE; }";
+    /// let options = Options::pica().define("SCALE", "2.0");
+    /// compile(Source::glsl(text, Stage::Vertex), &options)?;
+    /// assert!(compile(Source::glsl(text, Stage::Vertex), &Options::pica()).is_err());
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Options {
         let name = name.into();
         self.defines.retain(|(n, _)| *n != name);
@@ -211,6 +252,16 @@ pub struct Compiled {
 impl Compiled {
     /// AGAL: the program in glsl2agal's JSON shape (`varnames`, `consts`, `agalasm`,
     /// `agalbin`), for loaders written for that tool. `None` for the PICA200.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Profile, Source, Stage, compile};
+    ///
+    /// let text = "uniform vec4 tint;\nvoid main() { gl_FragColor = tint * 0.5; }";
+    /// let program = compile(Source::glsl(text, Stage::Fragment), &Options::agal(Profile::Baseline))?;
+    /// let json = program.glsl2agal_json().unwrap();
+    /// assert!(json.contains("\"varnames\"") && json.contains("\"agalasm\""), "{json}");
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn glsl2agal_json(&self) -> Option<String> {
         // From the reflection, whose constants keep infinities and NaNs (as "Infinity",
         // "-Infinity", "NaN"), rather than from the back end's writer, which prints them as
@@ -221,6 +272,23 @@ impl Compiled {
 
     /// PICA200 fragment programs: the texture-combiner configuration (whose command words
     /// are [`Compiled::bytes`]). `None` otherwise.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, Stage, compile};
+    ///
+    /// let text = "#version 450
+    /// layout(location = 0) in vec4 vColor;
+    /// layout(location = 1) in vec2 vUv;
+    /// layout(binding = 0) uniform sampler2D tex;
+    /// layout(location = 0) out vec4 color;
+    /// void main() { color = texture(tex, vUv) * vColor; }";
+    /// let program = compile(Source::glsl(text, Stage::Fragment), &Options::pica())?;
+    /// assert!(program.texenv().is_some());
+    /// // The C header that sets the stages up through citro3d.
+    /// let header = program.c_header("sprite", "sprite.frag").unwrap();
+    /// assert!(header.contains("static inline void sprite_texenv(void)"), "{header}");
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn texenv(&self) -> Option<&backend_pica::fragment::config::TexEnv> {
         self.texenv.as_deref()
     }
@@ -237,6 +305,18 @@ impl Compiled {
 
     /// The warnings rendered as the binaries print them to stderr (`FILE: warning[RULE]:
     /// message` and context lines, as errors are), or `""` when there are none.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Profile, Source, Stage, compile};
+    ///
+    /// // Flash requires a colour output; a fragment shader that only discards gets zeros.
+    /// let text = "#version 450\nvoid main() { discard; }";
+    /// let source = Source::glsl(text, Stage::Fragment).named("cut.frag");
+    /// let program = compile(source, &Options::agal(Profile::Baseline))?;
+    /// assert!(program.rendered_warnings().starts_with("cut.frag: warning[agal.unwritten-output]"),
+    ///         "{}", program.rendered_warnings());
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn rendered_warnings(&self) -> &str {
         &self.rendered_warnings
     }

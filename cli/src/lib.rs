@@ -14,6 +14,11 @@
 //! - The `spv2pica`, `spv2agal` and `spv2retro` binaries (the `spv2retro-cli` package) are
 //!   thin wrappers over this API.
 //!
+//! The guides in the repository's `docs/` folder go from a fresh clone to a program for each
+//! platform: `docs/3ds-rust.md` for this crate in a 3DS homebrew crate (the build helper,
+//! `include_shader!`), `docs/stage3d.md` for Stage3D; `docs/conventions.md` is the contract
+//! on where everything goes, and `docs/targets.md` says what compiles for each target.
+//!
 //! ```
 //! use spv2retro::{Options, Profile, Source, Stage, compile};
 //!
@@ -90,3 +95,14 @@ pub use frontend_spirv::entry::Stage;
 pub use machine::reflect;
 pub use machine::reflect::Reflection;
 pub use mir::{Diagnostic, Diagnostics, Fault};
+
+/// The Rust code of the guides in `docs/`, compiled (and run, unless marked `no_run`) as doc
+/// tests, so that the pages cannot drift from the API. `tools/tests/guides.rs` checks that
+/// every page with a Rust block is included here.
+#[cfg(doctest)]
+mod guides {
+    #[doc = include_str!("../../docs/3ds-rust.md")]
+    struct Rust;
+    #[doc = include_str!("../../docs/stage3d.md")]
+    struct Stage3d;
+}

@@ -65,6 +65,19 @@ impl<'a> Source<'a> {
 
     /// A SPIR-V module: a binary in either byte order, or assembly text (told apart by
     /// content, as the command-line compilers do).
+    ///
+    /// ```
+    /// use spv2retro::{Language, Options, Source, compile};
+    ///
+    /// // What glslang made of tests/fixtures/glsl/mvp_color.vert.
+    /// let words = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/glsl/mvp_color.vert.spv"));
+    /// let source = Source::spirv(words).named("mvp_color.vert.spv");
+    /// assert_eq!(source.language(), Language::Spirv);
+    /// let program = compile(source, &Options::pica())?;
+    /// assert_eq!(&program.bytes[..4], b"DVLB");
+    /// assert!(program.reflection.uniforms.iter().any(|u| u.name == "mvp"));
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn spirv(bytes: &'a [u8]) -> Source<'a> {
         Source::new(Code::Spirv(Cow::Borrowed(bytes)))
     }
@@ -72,11 +85,20 @@ impl<'a> Source<'a> {
     /// A SPIR-V binary in either byte order, and nothing else: input that does not start
     /// with the magic number is rejected as not SPIR-V (`phys.header`) rather than read as
     /// assembly text. For files named `.spv`.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, compile};
+    ///
+    /// let text = b"OpCapability Shader\n";
+    /// let err = compile(Source::spirv_binary(text).named("x.spv"), &Options::pica()).unwrap_err();
+    /// assert!(err.to_string().starts_with("x.spv: error[phys.header]"), "{err}");
+    /// ```
     pub fn spirv_binary(bytes: &'a [u8]) -> Source<'a> {
         Source::new(Code::SpirvBinary(Cow::Borrowed(bytes)))
     }
 
-    /// SPIR-V assembly text (the syntax of `spirv-as`).
+    /// SPIR-V assembly text (the syntax of `spirv-as`). The [`compile`](crate::compile)
+    /// example compiles one.
     pub fn spirv_text(text: &'a str) -> Source<'a> {
         Source::new(Code::SpirvText(Cow::Borrowed(text)))
     }
@@ -84,12 +106,36 @@ impl<'a> Source<'a> {
     /// GLSL source for `stage`: Vulkan-style (`#version 450`, explicit locations and
     /// bindings) or classic (ES 1.00/3.00, desktop 1.10–3.30), compiled to SPIR-V through
     /// naga's GLSL front end. Needs the `glsl` feature.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, Stage, compile};
+    ///
+    /// // Classic GLSL: attributes and loose uniforms take locations and registers in order.
+    /// let text = "attribute vec4 position;\nuniform mat4 mvp;\n\
+    ///             void main() { gl_Position = mvp * position; }";
+    /// let program = compile(Source::glsl(text, Stage::Vertex), &Options::pica())?;
+    /// assert_eq!(program.reflection.uniforms[0].name, "mvp");
+    /// assert_eq!(program.reflection.uniforms[0].register, "c0");
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     #[cfg(feature = "glsl")]
     pub fn glsl(text: &'a str, stage: Stage) -> Source<'a> {
         Source::new(Code::Glsl(Cow::Borrowed(text), Some(stage)))
     }
 
     /// WGSL source, compiled to SPIR-V by naga's WGSL front end. Needs the `wgsl` feature.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Profile, Source, compile};
+    ///
+    /// let text = "@vertex fn main(@location(0) p: vec4<f32>) -> @builtin(position) vec4<f32> {
+    ///     return p * 2.0;
+    /// }";
+    /// let program = compile(Source::wgsl(text), &Options::agal(Profile::Baseline))?;
+    /// assert_eq!(program.bytes[0], 0xa0); // the AGAL header
+    /// assert!(program.listing.contains("op"), "{}", program.listing);
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     #[cfg(feature = "wgsl")]
     pub fn wgsl(text: &'a str) -> Source<'a> {
         Source::new(Code::Wgsl(Cow::Borrowed(text)))
@@ -98,6 +144,27 @@ impl<'a> Source<'a> {
     /// picasso assembly (`.v.pica`, `.g.pica`, `.vsh`, `.gsh`): assembled as picasso does,
     /// for the PICA200 only. [`crate::picasso::link`] links several sources into one
     /// `.shbin`.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, compile};
+    ///
+    /// let text = "
+    /// .fvec projection[4]
+    /// .out outpos position
+    /// .in inpos v0
+    /// .proc main
+    ///     dp4 outpos.x, projection[0], inpos
+    ///     dp4 outpos.y, projection[1], inpos
+    ///     dp4 outpos.z, projection[2], inpos
+    ///     dp4 outpos.w, projection[3], inpos
+    ///     end
+    /// .end
+    /// ";
+    /// let program = compile(Source::picasso(text).named("vshader.v.pica"), &Options::pica())?;
+    /// assert_eq!(&program.bytes[..4], b"DVLB");
+    /// assert_eq!(program.reflection.uniforms[0].name, "projection");
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn picasso(text: &'a str) -> Source<'a> {
         Source::new(Code::Picasso(Cow::Borrowed(text)))
     }
@@ -105,11 +172,30 @@ impl<'a> Source<'a> {
     /// AGALMiniAssembler text for a `stage` program: assembled as AGALMiniAssembler does
     /// for the profile's AGAL version and checked against Flash Player's rules, for AGAL
     /// only.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Profile, Source, Stage, compile};
+    ///
+    /// let text = "tex ft0, v0, fs0 <2d, linear>\nmul oc, ft0, fc0\n";
+    /// let source = Source::agal_assembly(text, Stage::Fragment);
+    /// let program = compile(source, &Options::agal(Profile::Baseline))?;
+    /// assert_eq!(&program.bytes[..7], [0xa0, 1, 0, 0, 0, 0xa1, 1]); // AGAL 1, fragment
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn agal_assembly(text: &'a str, stage: Stage) -> Source<'a> {
         Source::new(Code::AgalAssembly(Cow::Borrowed(text), Some(stage)))
     }
 
     /// The same source, called `name` in diagnostics (usually its path).
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, Stage, compile};
+    ///
+    /// let text = "#version 450\nvoid main() { gl_Position = tint; }";
+    /// let source = Source::glsl(text, Stage::Vertex).named("shaders/bad.vert");
+    /// let err = compile(source, &Options::pica()).unwrap_err();
+    /// assert!(err.to_string().starts_with("shaders/bad.vert: error["), "{err}");
+    /// ```
     pub fn named(self, name: impl AsRef<str>) -> Source<'a> {
         Source {
             name: Cow::Owned(name.as_ref().to_string()),
@@ -169,6 +255,18 @@ impl Source<'static> {
     ///
     /// The source is named by the path. An unreadable file is an [`ErrorKind::Io`] error;
     /// text that is not UTF-8, or GLSL/WGSL without the feature, is rejected.
+    ///
+    /// ```
+    /// use spv2retro::{Language, Options, Source, Stage, compile};
+    ///
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homebrew/shaders/vshader.vert");
+    /// let source = Source::from_path(path)?;
+    /// assert_eq!((source.language(), source.stage()), (Language::Glsl, Some(Stage::Vertex)));
+    /// assert_eq!(source.name(), path);
+    /// let program = compile(&source, &Options::pica())?;
+    /// assert!(program.reflection.uniforms.iter().any(|u| u.name == "projection"));
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
     pub fn from_path(path: impl AsRef<Path>) -> Result<Source<'static>, Error> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| {

@@ -42,6 +42,18 @@ use spv2retro::{Language, Options, Source};
 ///
 /// The argument must be one string literal. A file that cannot be read or compiled is a
 /// compile error at the argument, with the compiler's diagnostic.
+///
+/// ```
+/// // In a crate of one's own, "shaders/sprite.g.pica"; this crate's doc tests run in macros/.
+/// static GEOMETRY: &[u8] = spv2retro_macros::include_shader!("../examples/homebrew/shaders/sprite.g.pica");
+/// assert_eq!(&GEOMETRY[..4], b"DVLB");
+/// ```
+///
+/// A shader that does not exist, or does not compile, stops the build:
+///
+/// ```compile_fail
+/// static MISSING: &[u8] = spv2retro_macros::include_shader!("shaders/no-such-shader.vert");
+/// ```
 #[proc_macro]
 pub fn include_shader(input: TokenStream) -> TokenStream {
     let (literal, span) = match argument(input) {

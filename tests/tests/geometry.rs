@@ -399,7 +399,7 @@ fn the_geoshader_example_rewritten_in_glsl_draws_what_the_hand_written_one_draws
             assert_eq!(x[k][rc], y[k][1], "triangle {t} vertex {k} colour");
         }
     }
-    // Side by side (the README's table): words and executed instructions.
+    // Side by side (the table of docs/targets.md): words and executed instructions.
     // The geometry program's code: everything after the vertex program's (main and the two
     // procedures it calls).
     let hand_binary = shbin::read(&hand).unwrap();

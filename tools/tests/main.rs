@@ -5,6 +5,7 @@
 mod api;
 mod build_routes;
 mod cli;
+mod guides;
 mod openfl;
 mod pica_fragment;
 mod playground;

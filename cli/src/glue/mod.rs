@@ -113,6 +113,21 @@ impl Language {
 /// The Haxe (OpenFL) class `class` for a vertex program, a fragment program, or the pair
 /// (see the [module documentation](self)). `class` is `Name` or `package.path.Name`; Haxe
 /// wants `Name` to start with an upper-case letter, and the file to be `Name.hx`.
+///
+/// ```
+/// use spv2retro::{Options, Profile, Source, Stage, compile, glue};
+///
+/// // One program: its half of a class (bytes, setters, samplers), no upload().
+/// let text = "precision mediump float;\nuniform sampler2D atlas;\nuniform vec4 tint;\n\
+///             varying vec2 vUv;\nvoid main() { gl_FragColor = texture2D(atlas, vUv) * tint; }";
+/// let fragment = compile(Source::glsl(text, Stage::Fragment), &Options::agal(Profile::Baseline))?;
+/// let class = glue::haxe("shaders.Tinted", None, Some(&fragment))?;
+/// assert!(class.contains("package shaders;"));
+/// assert!(class.contains("public static function setTint(context:Context3D, x:Float, y:Float, z:Float, w:Float):Void"));
+/// assert!(class.contains("public static inline var ATLAS:Int = 0;"));
+/// assert!(!class.contains("function upload("));
+/// # Ok::<(), spv2retro::Error>(())
+/// ```
 pub fn haxe(
     class: &str,
     vertex: Option<&Compiled>,
@@ -125,6 +140,17 @@ pub fn haxe(
 /// the pair (see the [module documentation](self)). `class` is `Name` or
 /// `package.path.Name` (without a package the class is in the top-level package); the file
 /// is `Name.as`.
+///
+/// ```
+/// use spv2retro::{Options, Profile, Source, Stage, compile, glue};
+///
+/// let text = "uniform vec4 tint;\nvoid main() { gl_FragColor = tint; }";
+/// let fragment = compile(Source::glsl(text, Stage::Fragment), &Options::agal(Profile::Baseline))?;
+/// let class = glue::as3("Tint", None, Some(&fragment))?;
+/// assert!(class.contains("import flash.display3D.Context3D;"), "{class}");
+/// assert!(class.contains("public static function setTint("), "{class}");
+/// # Ok::<(), spv2retro::Error>(())
+/// ```
 pub fn as3(
     class: &str,
     vertex: Option<&Compiled>,
@@ -150,6 +176,13 @@ pub fn generate(
 /// A class name made from a file name or stem (`tint_filter.frag` → `TintFilter`,
 /// `2d` → `C2d`): the words of the part before the first dot, each with its first letter in
 /// upper case, joined; `Shader` when there is none; with `_` after a keyword.
+///
+/// ```
+/// use spv2retro::glue::class_name;
+///
+/// assert_eq!(class_name("tint_filter.frag"), "TintFilter");
+/// assert_eq!(class_name("2d.vert"), "C2d");
+/// ```
 pub fn class_name(file: &str) -> String {
     let stem = file.split('.').next().unwrap_or(file);
     let mut name: String = words(stem).iter().map(|w| capitalised(w)).collect();
