@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use spv2retro::{Options, Profile, Source, Stage, compile};
+use spv2retro::{Options, Profile, compile};
 
 const TARGETS: [&str; 4] = ["pica", "agal1", "agal2", "agal3"];
 
@@ -26,111 +26,11 @@ fn options(target: usize) -> Options {
     }
 }
 
-/// One program to measure: its name, stage and source (SPIR-V bytes or GLSL text).
-struct Program {
-    name: String,
-    stage: Stage,
-    spirv: Option<Vec<u8>>,
-    glsl: Option<String>,
-}
-
-fn programs() -> Vec<Program> {
-    let mut all = Vec::new();
-    for folder in ["glsl", "edge"] {
-        for path in tests::fixture_files(folder, ".spv") {
-            let file = path.file_name().unwrap().to_string_lossy().to_string();
-            let stem = file.strip_suffix(".spv").unwrap();
-            if [".opt", ".g", ".v13", "optsize"]
-                .iter()
-                .any(|s| stem.contains(s))
-            {
-                continue;
-            }
-            let bytes = std::fs::read(&path).unwrap();
-            if !tests::steps::spirv_has_control_flow(&bytes) {
-                continue;
-            }
-            let fragment = stem.ends_with(".frag") || stem.contains(".ps.");
-            all.push(Program {
-                name: format!("{folder}/{stem}"),
-                stage: if fragment {
-                    Stage::Fragment
-                } else {
-                    Stage::Vertex
-                },
-                spirv: Some(bytes),
-                glsl: None,
-            });
-        }
-    }
-    for ext in [".vert", ".frag"] {
-        for path in tests::fixture_files("loops", ext) {
-            let file = path.file_name().unwrap().to_string_lossy().to_string();
-            all.push(Program {
-                name: format!("loops/{file}"),
-                stage: if ext == ".frag" {
-                    Stage::Fragment
-                } else {
-                    Stage::Vertex
-                },
-                spirv: None,
-                glsl: Some(std::fs::read_to_string(&path).unwrap()),
-            });
-        }
-    }
-    let dir = tests::fixtures("thirdparty/engines");
-    let tsv = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
-    for line in tsv.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 7 || f[6] == "-" {
-            continue;
-        }
-        let bytes = std::fs::read(dir.join(f[6])).unwrap_or_else(|e| panic!("{}: {e}", f[6]));
-        if !tests::steps::spirv_has_control_flow(&bytes) {
-            continue;
-        }
-        all.push(Program {
-            name: format!("engines/{}", f[0]),
-            stage: if f[2] == "vertex" {
-                Stage::Vertex
-            } else {
-                Stage::Fragment
-            },
-            spirv: Some(bytes),
-            glsl: None,
-        });
-    }
-    all
-}
-
 fn snapshot() -> String {
     let mut out = String::new();
-    for p in programs() {
+    for p in tests::steps::corpus() {
         for (target, label) in TARGETS.iter().enumerate() {
-            let source = match (&p.spirv, &p.glsl) {
-                (Some(bytes), _) => Source::spirv(bytes).named(&p.name),
-                (None, Some(text)) => Source::glsl(text, p.stage).named(&p.name),
-                (None, None) => unreachable!("a program has a source"),
-            };
-            let line = match compile(source, &options(target).stage(p.stage)) {
-                Ok(c) => match tests::steps::executed(&c) {
-                    Ok(Some(steps)) => {
-                        format!(
-                            "{} instructions, {steps} steps",
-                            c.reflection.stats.instructions
-                        )
-                    }
-                    Ok(None) => format!("{} stages", c.reflection.stats.instructions),
-                    Err(e) => format!(
-                        "{} instructions, does not run: {e}",
-                        c.reflection.stats.instructions
-                    ),
-                },
-                Err(e) => {
-                    let rule = e.diagnostics().0.first().map_or("-", |d| d.rule);
-                    format!("refused {rule}")
-                }
-            };
+            let line = tests::steps::outcome(&compile(p.source(), &options(target).stage(p.stage)));
             let _ = writeln!(out, "{} {label}: {line}", p.name);
         }
     }

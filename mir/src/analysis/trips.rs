@@ -31,33 +31,18 @@ pub(crate) struct Shape<'a> {
 /// alone), with the block holding that branch. Back ends use it to run a loop a counted
 /// number of times without testing its condition.
 pub fn trip_count(f: &Function, header: BlockId, max: u32) -> Option<(u32, BlockId)> {
-    let regions = Regions::new(f);
-    let l = regions.constructs.iter().find(|c| c.header == header)?;
-    let Structure::Loop { merge, cont } = l.structure else {
-        return None;
-    };
-    let blocks: Vec<BlockId> = f
-        .layout
-        .iter()
-        .copied()
-        .filter(|&b| regions.contains(l, b))
-        .collect();
-    let preds = f.predecessors();
-    let shape = Shape {
-        header,
-        merge,
-        cont,
-        blocks: &blocks,
-        preds: &preds[header.index()],
-    };
-    let plan = plan(f, &regions.doms, &shape, max, usize::MAX, 0)?;
-    Some((plan.trips, plan.exit_block))
+    planned(f, header, max, false).map(|plan| (plan.trips, plan.exit_block))
 }
 
 /// The most trips the loop headed by `header` makes (at most `max`): [`trip_count`] for a
 /// loop that may also leave early, through breaks to its merge besides its counter test
 /// (the exit branch that runs every iteration). A break only shortens the loop.
 pub fn max_trips(f: &Function, header: BlockId, max: u32) -> Option<u32> {
+    planned(f, header, max, true).map(|plan| plan.trips)
+}
+
+/// The plan of the loop headed by `header` on a fresh analysis (see [`plan_with`]).
+fn planned(f: &Function, header: BlockId, max: u32, breaks: bool) -> Option<Plan> {
     let regions = Regions::new(f);
     let l = regions.constructs.iter().find(|c| c.header == header)?;
     let Structure::Loop { merge, cont } = l.structure else {
@@ -77,7 +62,7 @@ pub fn max_trips(f: &Function, header: BlockId, max: u32) -> Option<u32> {
         blocks: &blocks,
         preds: &preds[header.index()],
     };
-    plan_with(f, &regions.doms, &shape, max, usize::MAX, 0, true).map(|p| p.trips)
+    plan_with(f, &regions.doms, &shape, max, usize::MAX, 0, breaks)
 }
 
 /// What unrolling a loop needs to know.

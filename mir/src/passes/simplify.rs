@@ -5,6 +5,7 @@
 //!   the PICA200 gives 0 for inf·0 itself), `x / 2^k` is `x * 2^-k` (exact), `pow(x, 1)`,
 //!   `pow(x, 2)` is `x * x`, `pow(x, 0.5)` is `sqrt(x)`, `x - y` with constant y is `x + (-y)`;
 //! - `c ? true : false` is `c`, `c ? false : true` is `!c`, `!(a < b)` is `a >= b`;
+//! - `a - b == 0` is `a == b` (and `!=`), the difference read only there;
 //! - `x < k ? k : x` is `max(x, k)` (and the other spellings of min and max); on equal
 //!   operands both pick the same value, and NaN is no concern of shaders here;
 //! - `min(max(x, 0), 1)` is `sat(x)`;
@@ -113,6 +114,24 @@ pub fn run(f: &mut Function) -> bool {
                 Op::Mad if is(&args[1], 1.0) => Some((Op::Add, vec![args[0], args[2]])),
                 Op::Mad if is(&args[0], 1.0) => Some((Op::Add, vec![args[1], args[2]])),
                 Op::Mad if is(&args[2], 0.0) => Some((Op::Mul, vec![args[0], args[1]])),
+                // a - b == 0 is a == b (and != likewise), when the difference is read only
+                // here: `1 - flag != 0` of a predicated loop's test compares the flag.
+                Op::Cmp(c @ (CmpOp::Eq | CmpOp::Ne))
+                    if is(&args[1], 0.0)
+                        && !args[0].abs
+                        && uses.get(&args[0].value) == Some(&1) =>
+                {
+                    match f.def_inst(args[0].value) {
+                        Some(d) if d.op == Op::Sub => Some((
+                            Op::Cmp(c),
+                            vec![
+                                crate::func::compose(d.args[0], args[0]),
+                                crate::func::compose(d.args[1], args[0]),
+                            ],
+                        )),
+                        _ => None,
+                    }
+                }
                 Op::Pow if is(&args[1], 2.0) => Some((Op::Mul, vec![args[0], args[0]])),
                 Op::Pow if is(&args[1], 0.5) => Some((Op::Sqrt, vec![args[0]])),
                 // A fourth lane that is a constant 0 adds nothing: dot3 (`m * vec4(n, 0)`).

@@ -142,43 +142,16 @@ fn main() {
 /// (`tests::steps`, at the stated values) on the PICA200 and each AGAL version.
 fn steps_table() -> String {
     let mut out = format!(
-        "Programs with a branch, loop or call: instructions / steps executed (inputs {}, \
+        "Programs with a branch, loop or call: instructions and steps executed (inputs {}, \
          uniforms {} in every lane)\n\n| shader | PICA200 | AGAL 1 | AGAL 2 | AGAL 3 |\n\
          |---|---|---|---|---|\n",
         tests::steps::INPUT,
         tests::steps::UNIFORM
     );
-    for path in tests::fixture_files("glsl", ".spv")
-        .into_iter()
-        .chain(tests::fixture_files("edge", ".spv"))
-    {
-        let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let stem = file.strip_suffix(".spv").unwrap().to_string();
-        if [".opt", ".g", ".v13", "optsize"]
-            .iter()
-            .any(|s| stem.contains(s))
-        {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        if !tests::steps::spirv_has_control_flow(&bytes) {
-            continue;
-        }
-        let source = Source::spirv(&bytes).named(&file);
-        let fragment = stem.ends_with(".frag") || stem.contains(".ps.");
-        let stage = if fragment {
-            Stage::Fragment
-        } else {
-            Stage::Vertex
-        };
-        let cell = |options: Options| match compile(&source, &options.stage(stage)) {
-            Ok(c) => match tests::steps::executed(&c) {
-                Ok(Some(n)) => format!("{} / {n}", c.reflection.stats.instructions),
-                Ok(None) => format!("{} stages", c.reflection.stats.instructions),
-                Err(e) => format!("{} / (does not run: {e})", c.reflection.stats.instructions),
-            },
-            Err(e) => rule(&e),
-        };
+    for p in tests::steps::corpus() {
+        let stem = &p.name;
+        let cell =
+            |options: Options| tests::steps::outcome(&compile(p.source(), &options.stage(p.stage)));
         let cells = [
             cell(Options::pica()),
             cell(Options::agal(Profile::Baseline)),
