@@ -5,8 +5,9 @@
 //!   `c && d`; `c ? false : d` is `!c && d`; `c ? d : true` is `!c || d`;
 //! - `a || (a || b)` is `a || b`, and `a && (a && b)` is `a && b` (a flag already set);
 //! - `!(a || b)` is `!a && !b` and `!(a && b)` is `!a || !b`, when every reader of the
-//!   inner value negates it and the negations reach comparisons read only there (which
-//!   invert in place): a chain of "broken" flags becomes one of "still running" flags;
+//!   inner value negates it and the negations reach comparisons read only as truth values
+//!   (their inverses cost no more): a chain of "broken" flags becomes one of "still
+//!   running" flags;
 //! - a float `c ? x : x + y` is `x + (c ? 0 : y)`, and `c ? x + y : x` is `x + (c ? y : 0)`:
 //!   exact (adding 0 changes nothing, and `x + y` is computed the same way), and a select
 //!   with a zero arm is one multiply by the flag where a blend of two values takes four;
@@ -25,10 +26,9 @@ use crate::types::{Swizzle, Ty};
 /// Rewrites what it can. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
-    let uses = f.use_counts();
     let negations = negations(f);
     let reads = Reads {
-        uses: uses.clone(),
+        uses: f.use_counts(),
         flags: flag_reads(f),
     };
     let mut replace = Replacements::default();
@@ -98,7 +98,8 @@ pub fn run(f: &mut Function) -> bool {
                     Op::Not if whole(&args[0]) => match f.def_inst(args[0].value) {
                         Some(inner)
                             if matches!(inner.op, Op::Or | Op::And)
-                                && uses.get(&args[0].value) == negations.get(&args[0].value)
+                                && reads.uses.get(&args[0].value)
+                                    == negations.get(&args[0].value)
                                 && negates_freely(f, args[0].value, &reads, 8) =>
                         {
                             let flipped = if inner.op == Op::Or { Op::And } else { Op::Or };
