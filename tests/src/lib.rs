@@ -20,6 +20,41 @@ pub fn fixture_files(name: &str, suffix: &str) -> Vec<PathBuf> {
     files
 }
 
+/// A pinned text under `tests/golden/`: with `BLESS` set, `now` is written to it and `None`
+/// comes back; otherwise the text pinned before, for the caller's own checks, after
+/// [`golden_unchanged`] has been asked.
+pub fn golden(name: &str, now: &str) -> Option<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, now).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return None;
+    }
+    Some(
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", path.display())),
+    )
+}
+
+/// Fails, listing the lines that differ, unless `now` is the `before` that was pinned;
+/// `rerun` is the test's filter (`output_snapshot::`) for the BLESS command.
+pub fn golden_unchanged(before: &str, now: &str, rerun: &str) {
+    let changed: Vec<String> = before
+        .lines()
+        .zip(now.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("- {a}\n+ {b}"))
+        .collect();
+    assert!(
+        changed.is_empty() && before.lines().count() == now.lines().count(),
+        "{} of {} lines changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test integration {rerun}, and review the diff.",
+        changed.len(),
+        now.lines().count(),
+        changed.join("\n")
+    );
+}
+
 /// The value of a `; key: value` header comment line, if the text has one.
 pub fn header_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let prefix = format!("; {key}:");

@@ -67,42 +67,6 @@ pub fn outcome(result: &Result<Compiled, spv2retro::Error>) -> String {
     }
 }
 
-/// Whether a compiled program branches, loops or calls (PICA200 `ifc`/`ifu`/`loop`/`call…`/
-/// `jmp…`/`breakc`; AGAL `ife`/`ine`/`ifg`/`ifl`): its steps may differ from its length.
-pub fn has_control_flow(c: &Compiled) -> bool {
-    if c.reflection.target == "agal" {
-        let Ok(p) = backend_agal::Program::decode(&c.bytes) else {
-            return false;
-        };
-        return p
-            .instructions
-            .iter()
-            .any(|i| i.opcode().shape() == backend_agal::opcode::Shape::Condition);
-    }
-    let Ok(binary) = backend_pica::shbin::read(&c.bytes) else {
-        return false;
-    };
-    use backend_pica::inst::Inst;
-    backend_pica::decode::decode_code(&binary.code, &binary.descriptors)
-        .into_iter()
-        .flatten()
-        .any(|w| {
-            matches!(
-                w.inst,
-                Inst::Break
-                    | Inst::BreakC { .. }
-                    | Inst::Call { .. }
-                    | Inst::CallC { .. }
-                    | Inst::CallU { .. }
-                    | Inst::IfC { .. }
-                    | Inst::IfU { .. }
-                    | Inst::Loop { .. }
-                    | Inst::JmpC { .. }
-                    | Inst::JmpU { .. }
-            )
-        })
-}
-
 /// Whether a SPIR-V module has a branch, loop or call (`OpSelectionMerge`, `OpLoopMerge`,
 /// `OpBranchConditional`, `OpSwitch`, `OpFunctionCall`): the programs whose steps the size
 /// report gives.

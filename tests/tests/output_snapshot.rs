@@ -53,25 +53,8 @@ fn snapshot() -> String {
 
 #[test]
 fn every_fixture_compiles_to_the_pinned_bytes() {
-    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/outputs.txt");
     let now = snapshot();
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&golden, &now).unwrap();
-        return;
+    if let Some(before) = tests::golden("outputs.txt", &now) {
+        tests::golden_unchanged(&before, &now, "output_snapshot::");
     }
-    let before = std::fs::read_to_string(&golden)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", golden.display()));
-    let changed: Vec<String> = before
-        .lines()
-        .zip(now.lines())
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("- {a}\n+ {b}"))
-        .collect();
-    assert!(
-        changed.is_empty() && before.lines().count() == now.lines().count(),
-        "{} of {} outputs changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test integration output_snapshot::, and review the diff.",
-        changed.len(),
-        now.lines().count(),
-        changed.join("\n")
-    );
 }

@@ -58,14 +58,10 @@ fn steps_of(text: &str) -> BTreeMap<String, Option<u64>> {
 
 #[test]
 fn no_program_with_control_flow_runs_more_steps_than_pinned() {
-    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/steps.txt");
     let now = snapshot();
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&golden, &now).unwrap();
+    let Some(before) = tests::golden("steps.txt", &now) else {
         return;
-    }
-    let before = std::fs::read_to_string(&golden)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", golden.display()));
+    };
     let (was, is) = (steps_of(&before), steps_of(&now));
     let worse: Vec<String> = was
         .iter()
@@ -79,17 +75,5 @@ fn no_program_with_control_flow_runs_more_steps_than_pinned() {
         })
         .collect();
     assert!(worse.is_empty(), "slower or refused:\n{}", worse.join("\n"));
-    let changed: Vec<String> = before
-        .lines()
-        .zip(now.lines())
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("- {a}\n+ {b}"))
-        .collect();
-    assert!(
-        changed.is_empty() && before.lines().count() == now.lines().count(),
-        "{} of {} lines changed:\n{}\n\nIf intended: BLESS=1 cargo test -p tests --test integration steps_snapshot::, and review the diff.",
-        changed.len(),
-        now.lines().count(),
-        changed.join("\n")
-    );
+    tests::golden_unchanged(&before, &now, "steps_snapshot::");
 }

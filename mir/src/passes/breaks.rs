@@ -19,7 +19,7 @@
 
 use crate::analysis::cfg::Dominators;
 use crate::analysis::regions::{Construct, Regions};
-use crate::func::{BlockId, Edge, Function, Structure, Terminator};
+use crate::func::{BlockId, Edge, Function, Structure, Terminator, Value};
 use crate::inst::{Op, Operand};
 use crate::types::Ty;
 
@@ -263,7 +263,7 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
                     f.blocks[from].insts.push(s);
                 }
                 // Carried on through C's parameter: the break passes its value there.
-                (None, Some(Carried::Through(j))) => to_c[*j] = arg,
+                (None, Some(Carried::Through { j, .. })) => to_c[*j] = arg,
                 (None, _) => {}
             }
         }
@@ -360,8 +360,8 @@ fn predicate(f: &mut Function, l: Construct, shape: Shape) {
     // A skipped iteration carries on what the break left.
     let mut args = zeros(f, skip, &c_params);
     for c in carried.iter().flatten() {
-        if let Carried::Through(j) = *c {
-            args[j] = Operand::new(header_param_of(f, l.header, cont, j));
+        if let Carried::Through { j, header } = *c {
+            args[j] = Operand::new(header);
         }
     }
     f.blocks[skip].term = Terminator::Jump(Edge { target: c2, args });
@@ -376,9 +376,9 @@ enum Carried {
     /// iteration's way to the continue block, and goes through a local: skipped iterations
     /// leave the local as the break left it).
     Same,
-    /// The back edge passes the continue block's parameter `j`: a break passes its value
-    /// there, and a skipped iteration the header's parameter that `j` becomes.
-    Through(usize),
+    /// The back edge passes the continue block's parameter `j` to header parameter
+    /// `header`: a break passes its value to `j`, and a skipped iteration `header` itself.
+    Through { j: usize, header: Value },
 }
 
 /// For each parameter of the loop's merge, whether the loop carries what the breaks pass
@@ -436,24 +436,12 @@ fn carried_at_breaks(f: &Function, l: &Construct, shape: &Shape) -> Vec<Option<C
                 return None;
             }
             through_used.push(j);
-            Some(Carried::Through(j))
+            Some(Carried::Through {
+                j,
+                header: header[h],
+            })
         })
         .collect()
-}
-
-/// The header parameter the back edge gives continue parameter `j` (see
-/// [`Carried::Through`]).
-fn header_param_of(f: &Function, header: BlockId, cont: BlockId, j: usize) -> crate::func::Value {
-    let p = f.blocks[cont].params[j];
-    let Terminator::Jump(back) = &f.blocks[cont].term else {
-        unreachable!("the continue block jumps back");
-    };
-    let h = back
-        .args
-        .iter()
-        .position(|a| a.value == p)
-        .expect("a carried parameter goes back to the header");
-    f.blocks[header].params[h]
 }
 
 /// Every value the loop (header `header`, merge `merge`) defines and the code after it
