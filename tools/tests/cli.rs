@@ -1225,3 +1225,49 @@ fn engine_shaders_compile_from_the_command_line_as_the_library_compiles_them() {
         "crt-pi fragment program"
     );
 }
+
+const RETRO: &str = env!("CARGO_BIN_EXE_spv2retro");
+
+/// `spv2retro run` says how many instructions the program executed: a kept loop's body
+/// counts once per trip. counted_loop.vert's `for` runs its body 40 times, so the steps are
+/// its words plus 39 more runs of the body (counted here from the listing), `end` included.
+#[test]
+fn run_prints_the_steps_a_loop_executes() {
+    let path = fixture("glsl/counted_loop.vert.spv");
+    let path = path.to_str().unwrap();
+    let listing = run(PICA, &[path, "--emit", "asm", "-o", "-"], None);
+    assert_eq!(listing.status.code(), Some(0), "{}", stderr(&listing));
+    let text = stdout(&listing);
+    let code: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with('\t'))
+        .map(str::trim)
+        .filter(|l| *l != ".end")
+        .collect();
+    let start = code
+        .iter()
+        .position(|l| l.starts_with("for "))
+        .expect("a for");
+    let end = text
+        .lines()
+        .filter(|l| l.starts_with('\t'))
+        .map(str::trim)
+        .position(|l| l == ".end")
+        .expect("the for's .end");
+    let body = end - start - 1;
+    let steps = code.len() + 39 * body;
+    let out = run(RETRO, &["run", "--target", "pica", path], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let want = format!(
+        "pica vertex program, {} instructions, {steps} executed for these values",
+        code.len()
+    );
+    assert!(
+        stdout(&out).contains(&want),
+        "{want}\n{}\n{text}",
+        stdout(&out)
+    );
+    let out = run(RETRO, &["run", "--target", "pica", path, "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["steps"], steps as u64, "{json}");
+}
