@@ -531,6 +531,27 @@ impl Condition {
         }
     }
 
+    /// The condition true when this one is false: `!(a || b)` is `!a && !b`.
+    pub fn negated(self) -> Condition {
+        let op = match self.op {
+            CondOp::Or => CondOp::And,
+            CondOp::And => CondOp::Or,
+            other => other,
+        };
+        // REFX (REFY) is compared only where the condition reads cmp.x (cmp.y); the other
+        // stays 1, as picasso leaves it.
+        let (reads_x, reads_y) = match self.op {
+            CondOp::X => (true, false),
+            CondOp::Y => (false, true),
+            _ => (true, true),
+        };
+        Condition {
+            op,
+            ref_x: if reads_x { !self.ref_x } else { self.ref_x },
+            ref_y: if reads_y { !self.ref_y } else { self.ref_y },
+        }
+    }
+
     /// The condition's value for the flags `(cmp_x, cmp_y)`.
     pub fn eval(self, cmp_x: bool, cmp_y: bool) -> bool {
         let x = cmp_x == self.ref_x;

@@ -690,13 +690,20 @@ fn the_particles_example_rewritten_in_glsl_emits_what_the_hand_written_one_emits
             assert!(near(x.outputs[1], y.outputs[rc], 4), "vertex {k} colour");
             assert!(near(x.outputs[2], y.outputs[ruv], 2), "vertex {k} uv");
         }
+        let hand_words = hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end;
+        let words = gs.reflection.stats.instructions as u32;
         println!(
-            "particle.g.pica: hand-written {} words / {} executed; compiled {} words / {} executed ({} vertices)",
-            hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end,
+            "particle.g.pica: hand-written {hand_words} words / {} executed; compiled {words} words / {} executed ({} vertices)",
             a.steps,
-            gs.reflection.stats.instructions,
             b.steps,
             a.vertices.len()
+        );
+        // Never longer, and never more steps, than the hand-written program.
+        assert!(
+            words <= hand_words && b.steps <= a.steps,
+            "compiled {words} words / {} steps, hand-written {hand_words} / {}",
+            b.steps,
+            a.steps
         );
     }
 }

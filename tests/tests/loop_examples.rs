@@ -111,6 +111,51 @@ fn an_early_exit_with_a_lane_index_unrolls_on_the_pica200() {
     }
 }
 
+/// A `do … while` whose trips are data runs every one of them on the PICA200: it jumps back
+/// (JMPC) instead of running in a LOOP, which stops after 256.
+#[test]
+fn a_loop_tested_at_its_end_runs_past_256_trips_on_the_pica200() {
+    let c = build("long_do_while.vert", Stage::Vertex, Options::pica());
+    assert!(c.listing.contains("jmpc"), "{}", c.listing);
+    assert!(!c.listing.contains("for "), "{}", c.listing);
+    for (start, limit, stride) in [
+        (0.0f32, 1000.0f32, 1.0f32),
+        (0.5, 300.25, 0.75),
+        (5.0, 1.0, 2.0),
+    ] {
+        let out = run_by_name(
+            &c,
+            &[("v", vec![start, 0.0, 0.0, 1.0])],
+            &[("limit", vec![limit]), ("stride", vec![stride])],
+        );
+        let (mut x, mut trips) = (start, 0.0f32);
+        loop {
+            x += stride;
+            trips += 1.0;
+            if x >= limit {
+                break;
+            }
+        }
+        let o = &out
+            .outputs
+            .iter()
+            .find(|o| o.name == "o")
+            .expect("output o")
+            .value;
+        assert!(
+            within(o[0], x, 1e-3, 1e-4) && o[1] == trips,
+            "start {start} limit {limit} stride {stride}: {o:?}, want x {x} after {trips} trips"
+        );
+        // Each trip: two additions, the test and the jump.
+        let steps = out.steps.expect("a program's steps");
+        assert!(
+            steps <= 4 * trips as u64 + 8,
+            "{steps} steps for {trips} trips\n{}",
+            c.listing
+        );
+    }
+}
+
 /// The blur's texture: a formula of the coordinate ([`texel`]).
 type Texel = Formula<fn([f32; 4]) -> [f32; 4]>;
 

@@ -19,7 +19,7 @@ use mir::hash::HashMap;
 
 use machine::structured::{Exit, Layout, Loop, Walk, has_code, has_moves};
 use machine::vcode::{Allocated, Item, Origin, VCode};
-use mir::func::{BlockId, Function, Structure};
+use mir::func::{BlockId, Function, Structure, Terminator};
 use mir::{Diagnostic, Span};
 
 use super::select::Test;
@@ -93,6 +93,9 @@ struct Frame {
     if_depth: usize,
     /// For a counted loop, the block whose exit test LOOP's count replaces.
     counted: Option<BlockId>,
+    /// For a loop tested only at its end (a `do … while`), the address of its first word and
+    /// the block of its test: no LOOP opens it, and its test is a JMPC back there.
+    back_to: Option<(usize, BlockId)>,
 }
 
 struct Emitter<'a> {
@@ -292,7 +295,7 @@ impl Emitter<'_> {
     /// The condition word parts for block `b`'s test, true when the branch is taken.
     fn condition(&self, b: BlockId, when: bool) -> Option<Result<Condition, BoolReg>> {
         match self.branches.get(&b)? {
-            Test::Cmp => Some(Ok(Condition::x(when))),
+            Test::Cmp(c) => Some(Ok(if when { *c } else { c.negated() })),
             Test::Bool(n) => BoolReg::new(*n).map(Err),
         }
     }
@@ -325,6 +328,15 @@ impl Emitter<'_> {
                 match self.condition(b, when) {
                     // A counted loop's own test: LOOP's count does it.
                     _ if frame.counted == Some(b) => {}
+                    // A loop tested at its end: back to its start unless it is done.
+                    Some(Ok(_)) if frame.back_to.is_some_and(|(_, test)| test == b) => {
+                        if let (Some(Ok(cond)), Some((start, _))) =
+                            (self.condition(b, !when), frame.back_to)
+                        {
+                            let target = self.target(start);
+                            self.push(Inst::JmpC { cond, target });
+                        }
+                    }
                     Some(Ok(cond)) => self.push(Inst::BreakC { cond }),
                     _ => self.error(
                         span,
@@ -357,7 +369,7 @@ impl Emitter<'_> {
         // An empty then-part costs a padding NOP: test the other way when the test allows.
         let then_empty = walk.skip_empty(self.code, self.alloc, b, t, stop) == stop;
         let else_empty = walk.skip_empty(self.code, self.alloc, b, e, stop) == stop;
-        let swap = then_empty && !else_empty && matches!(self.branches.get(&b), Some(Test::Cmp));
+        let swap = then_empty && !else_empty && matches!(self.branches.get(&b), Some(Test::Cmp(_)));
         let (first, second, when) = if swap { (e, t, false) } else { (t, e, true) };
         if self.if_depth == limits::IF_STACK_DEPTH {
             self.error(
@@ -500,7 +512,7 @@ impl Emitter<'_> {
     /// Emits a loop: LOOP over its trip count (or 256 iterations with BREAKC), the body
     /// from the header to the back edge, then the moves of its exit edge.
     fn emit_loop(&mut self, walk: &mut Walk<'_>, l: Loop) {
-        let (h, merge) = (l.header, l.merge);
+        let h = l.header;
         let span = self.f.blocks[h].span;
         self.current = Some(span);
         if walk.depth() == limits::LOOP_STACK_DEPTH {
@@ -513,9 +525,30 @@ impl Emitter<'_> {
             );
             return;
         }
-        // A loop with a known trip count runs exactly that many times and tests nothing;
-        // any other runs up to 256 times (the most one LOOP can) and leaves by BREAKC.
+        // A loop with a known trip count runs exactly that many times and tests nothing.
+        // One tested only at its end jumps back to its start (JMPC): no LOOP, no bound on
+        // its trips, no padding NOP. Any other runs up to 256 times (the most one LOOP can)
+        // and leaves by BREAKC.
         let counted = self.counted(h);
+        if let Some(test) = counted
+            .is_none()
+            .then(|| self.tested_at_end(walk, l))
+            .flatten()
+        {
+            let start = self.out.len();
+            self.frames.push(Frame {
+                if_depth: self.if_depth,
+                counted: None,
+                back_to: Some((start, test)),
+            });
+            let exit = walk.body(self, l);
+            self.frames.pop();
+            if exit != Exit::Continue {
+                self.error(span, "internal: a loop tested at its end ended elsewhere");
+            }
+            self.exit_moves(l, span);
+            return;
+        }
         let count = counted.map_or(256, |(trips, _)| trips);
         let ireg = self.int_register([(count - 1) as u8, 0, 1, 0], span);
         let pos = self.out.len();
@@ -526,6 +559,7 @@ impl Emitter<'_> {
         self.frames.push(Frame {
             if_depth: self.if_depth,
             counted: counted.map(|(_, exit)| exit),
+            back_to: None,
         });
         // The body's top level ends in an unconditional break: no BREAKC can do it.
         if walk.body(self, l) == Exit::Break {
@@ -542,7 +576,45 @@ impl Emitter<'_> {
             *l = last;
         }
         self.closed = true;
-        // The exit edge's moves run once the loop is done: there must be one such edge.
+        self.exit_moves(l, span);
+    }
+
+    /// The block whose branch is loop `l`'s one way out, when it leaves only at the end of
+    /// an iteration: a CMP test that goes out, or on to the header with no code on the way
+    /// (no moves, no blocks with code). Such a loop is a JMPC back to its start.
+    fn tested_at_end(&self, walk: &Walk<'_>, l: Loop) -> Option<BlockId> {
+        let regions = mir::analysis::regions::Regions::new(self.f);
+        let c = regions.constructs.iter().find(|c| c.header == l.header)?;
+        let mut leaving = self.f.layout.iter().copied().filter(|&b| {
+            regions.contains(c, b)
+                && self.f.blocks[b]
+                    .term
+                    .successors()
+                    .iter()
+                    .any(|&s| !regions.contains(c, s))
+        });
+        let (x, None) = (leaving.next()?, leaving.next()) else {
+            return None;
+        };
+        let Terminator::Branch {
+            then, otherwise, ..
+        } = &self.f.blocks[x].term
+        else {
+            return None;
+        };
+        if !matches!(self.branches.get(&x), Some(Test::Cmp(_))) {
+            return None;
+        }
+        let (t, e) = (then.target, otherwise.target);
+        let out = |to| walk.skip_empty(self.code, self.alloc, x, to, l.merge) == l.merge;
+        let back = |to| walk.skip_empty(self.code, self.alloc, x, to, l.header) == l.header;
+        ((out(t) && back(e)) || (out(e) && back(t))).then_some(x)
+    }
+
+    /// The moves of loop `l`'s exit edge, which run once the loop is done: there must be
+    /// one such edge.
+    fn exit_moves(&mut self, l: Loop, span: Span) {
+        let merge = l.merge;
         let exits: Vec<BlockId> = self
             .f
             .layout

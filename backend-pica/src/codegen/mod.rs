@@ -15,6 +15,7 @@
 //! and literals, seven semantic outputs, the IF and LOOP stack depths.
 
 pub mod emit;
+pub mod flags;
 pub mod geometry;
 pub mod outputs;
 pub mod pool;

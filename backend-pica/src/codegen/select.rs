@@ -33,16 +33,19 @@ use mir::inst::{CmpOp as MirCmp, Op};
 use mir::{Diagnostic, Module};
 use regalloc2::VReg;
 
+use super::flags::{Arm, Carried, Wide};
 use super::pool::Pool;
 use super::vinst::{VDst, VInst, VOp, VSrc};
 use crate::inst::{BinaryOp, UnaryOp};
-use crate::operand::{CmpOp, Component, Mask, RelIndex, Swizzle};
+use crate::operand::{CmpOp, Component, Condition, Mask, RelIndex, Swizzle};
 
 /// What a block's conditional branch tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Test {
-    /// `cmp.x`, set by the CMP just before the branch.
-    Cmp,
+    /// A condition on the CMP flags, true when the branch's condition is: `cmp.x` set by
+    /// the CMP just before the branch, or the flags the arms of the `if` before it set
+    /// (see [`super::flags`]).
+    Cmp(Condition),
     /// Bool uniform `bN`.
     Bool(u8),
 }
@@ -94,6 +97,7 @@ pub fn select(
         merged_outputs: HashSet::default(),
         kept: HashMap::default(),
         mad_descriptors: Vec::new(),
+        carried: super::flags::carried(f),
     };
     s.lo.outputs_at = s.output_places();
     s.splat_outputs =
@@ -153,6 +157,8 @@ struct Selector<'a> {
     /// The current block's constructs written into the register of a vector whose lanes
     /// they keep in place, with that vector.
     kept: HashMap<Value, Value>,
+    /// Branch conditions the arms of an `if` set in the flags.
+    carried: Carried,
 }
 
 /// Where a value is computed, when not into a register of its own: a construct's lanes, or
@@ -204,6 +210,8 @@ impl<'a> Placement<'a> for Selector<'a> {
     fn unpacked(&self, exclude: &mut HashSet<Value>) {
         // Vectors kept in place hold a register of their own.
         exclude.extend(self.kept.values().copied());
+        // Values the flags carry instead are never computed.
+        exclude.extend(self.carried.skipped.iter().copied());
     }
 
     fn packable(op: Op, lanes: u8) -> bool {
@@ -248,7 +256,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 
     fn passed(&self, param: Value) -> bool {
-        !self.merged_outputs.contains(&param)
+        !self.merged_outputs.contains(&param) && !self.carried.skipped.contains(&param)
     }
 
     fn start_block(&mut self) {
@@ -281,6 +289,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
         // (see `merged_output_places`): moved into the output here.
         if let mir::Terminator::Jump(e) = &f.blocks[b].term {
             self.move_merged_outputs(&e.args, e.target);
+            self.set_flags(b, e.target);
         }
     }
 
@@ -296,6 +305,7 @@ impl<'a> Hooks<'a> for Selector<'a> {
             let args = e.args.clone();
             self.move_merged_outputs(&args, to);
         }
+        self.set_flags(from, to);
     }
 
     fn test(&mut self, b: BlockId, cond: &mir::Operand, _then: BlockId, _otherwise: BlockId) {
@@ -612,8 +622,58 @@ impl Selector<'_> {
         }
     }
 
+    /// The CMP that sets the flags a later branch tests, at the end of edge `from` → `to`
+    /// into an `if`'s merge (see [`super::flags`]).
+    fn set_flags(&mut self, from: BlockId, to: BlockId) {
+        let Some(&arm) = self.carried.arms.get(&(from, to)) else {
+            return;
+        };
+        self.fresh();
+        let inst = match arm {
+            // `x < x` is false for every x.
+            Arm::False => {
+                let v0 = VOp {
+                    src: VSrc::Input(0),
+                    swizzle: Swizzle::IDENTITY,
+                    neg: false,
+                };
+                VInst::Cmp {
+                    a: v0,
+                    x: CmpOp::Lt,
+                    y: CmpOp::Lt,
+                    b: v0,
+                }
+            }
+            Arm::Cmp { wide, x, y, narrow } => {
+                let a = match wide {
+                    Wide::Value(o) => self.src(&o),
+                    Wide::Literals(k) => {
+                        let p = self.pool.place(&k);
+                        VOp {
+                            src: VSrc::Const(p.reg),
+                            swizzle: p.swizzle,
+                            neg: p.neg,
+                        }
+                    }
+                };
+                let b = self.src(&narrow);
+                VInst::Cmp {
+                    a,
+                    x: cmp_op(x),
+                    y: cmp_op(y),
+                    b,
+                }
+            }
+        };
+        self.emit(inst);
+    }
+
     /// Sets up the test of a conditional branch ending block `b`.
     fn branch_test(&mut self, b: BlockId, cond: &mir::Operand) {
+        if let Some(&c) = self.carried.tests.get(&b) {
+            self.branches.insert(b, Test::Cmp(c));
+            return;
+        }
         let def = self.lo.f.def_inst(cond.value).cloned();
         match def.as_ref().map(|d| d.op) {
             Some(Op::Cmp(c)) => {
@@ -637,7 +697,7 @@ impl Selector<'_> {
                     y: op,
                     b: b2,
                 });
-                self.branches.insert(b, Test::Cmp);
+                self.branches.insert(b, Test::Cmp(Condition::x(true)));
             }
             Some(Op::LoadBoolUniform { register }) => {
                 self.branches.insert(b, Test::Bool(register as u8));
@@ -824,6 +884,12 @@ impl Selector<'_> {
         let span = inst.span;
         self.lo.span = span;
         self.fresh();
+        if inst
+            .result()
+            .is_some_and(|r| self.carried.skipped.contains(&r))
+        {
+            return;
+        }
         let Some(r) = inst.result() else {
             match inst.op {
                 Op::Kill => self.error(span, "discard in a vertex program"),
