@@ -52,6 +52,7 @@ mod pica_address_loads;
 mod pica_affine;
 mod pica_corpus;
 mod pica_counts;
+mod pica_flags;
 mod pica_fragment;
 mod pica_input_sums;
 mod pica_lane_packing;

@@ -163,7 +163,7 @@ fn branch(
             if arg.neg || arg.abs {
                 return None;
             }
-            arms.push(((from, m), value01(f, uses, arg.value, &mut skipped)?));
+            arms.push(((from, m), value01(f, uses, *arg, &mut skipped)?));
         }
     }
     // The flags hold p, or !p when an arm's constant is true.
@@ -318,53 +318,72 @@ fn reaches(f: &Function, preds: &[Vec<BlockId>], from: BlockId, to: BlockId) -> 
     false
 }
 
-/// How `v`, an arm's 0.0/1.0, reads as comparisons; the values that fed only it go into
+/// How `arg`, an arm's 0.0/1.0, reads as comparisons; the values that fed only it go into
 /// `skipped`.
 fn value01(
     f: &Function,
     uses: &HashMap<Value, usize>,
-    v: Value,
+    arg: mir::Operand,
     skipped: &mut Vec<Value>,
 ) -> Option<Value01> {
-    let d = f.def_inst(v)?;
-    if let Some(k) = mir::analysis::constants::scalar(f, &mir::Operand::new(v)) {
+    let v = arg.value;
+    if let Some(k) = mir::analysis::constants::scalar(f, &arg) {
         return match k {
             0.0 => Some(Value01::Const(false)),
             1.0 => Some(Value01::Const(true)),
             _ => None,
         };
     }
-    // A comparison's 0.0/1.0, read by the merge alone.
-    let comparison = |v: Value, skipped: &mut Vec<Value>| -> Option<mir::Operand> {
-        let d = f.def_inst(v)?;
-        if d.op != Op::BoolToFloat || !once(uses, v) || f.ty(v).lanes != 1 {
-            return None;
-        }
-        let c = d.args[0];
-        let cd = f.def_inst(c.value)?;
-        if !matches!(cd.op, Op::Cmp(_)) || c.neg || c.abs {
-            return None;
-        }
-        skipped.push(v);
-        Some(c)
-    };
     if !once(uses, v) {
         return None;
     }
-    let found = match d.op {
-        Op::BoolToFloat => Value01::One(comparison(v, skipped)?),
-        Op::Max | Op::Min if d.args.iter().all(|a| !a.neg && !a.abs) => {
-            let c1 = comparison(d.args[0].value, skipped)?;
-            let c2 = comparison(d.args[1].value, skipped)?;
+    let d = f.def_inst(v)?;
+    // Lane 0 of `o`, a comparison's 0.0/1.0 read `reads` times, all here: the comparison's
+    // lane it reads.
+    let comparison = |o: mir::Operand, reads: usize, skipped: &mut Vec<Value>| {
+        let d = f.def_inst(o.value)?;
+        if d.op != Op::BoolToFloat || uses.get(&o.value).copied() != Some(reads) {
+            return None;
+        }
+        let c = d.args[0];
+        if !matches!(f.def_inst(c.value)?.op, Op::Cmp(_)) || c.neg || c.abs || o.neg || o.abs {
+            return None;
+        }
+        if !skipped.contains(&o.value) {
+            skipped.push(o.value);
+        }
+        Some(mir::Operand {
+            swizzle: c.swizzle.then(o.swizzle),
+            ..c
+        })
+    };
+    match d.op {
+        Op::BoolToFloat => {
+            let lane0 = mir::Operand {
+                swizzle: Swizzle::splat(arg.swizzle.lane(0)),
+                ..arg
+            };
+            Some(Value01::One(comparison(lane0, 1, skipped)?))
+        }
+        // `||` is the larger of the two, `&&` the smaller or the product (of lane 0, with
+        // the arm's swizzle).
+        Op::Max | Op::Min | Op::Mul if f.ty(v).lanes == 1 || arg.swizzle.lane(0) == 0 => {
+            let at = |o: mir::Operand| mir::Operand {
+                swizzle: Swizzle::splat(o.swizzle.lane(usize::from(arg.swizzle.lane(0)))),
+                ..o
+            };
+            let (a, b) = (at(d.args[0]), at(d.args[1]));
+            let reads = if a.value == b.value { 2 } else { 1 };
+            let c1 = comparison(a, reads, skipped)?;
+            let c2 = comparison(b, reads, skipped)?;
             skipped.push(v);
             let op = if d.op == Op::Max {
                 CondOp::Or
             } else {
                 CondOp::And
             };
-            return Some(Value01::Two(op, c1, c2));
+            Some(Value01::Two(op, c1, c2))
         }
-        _ => return None,
-    };
-    Some(found)
+        _ => None,
+    }
 }
