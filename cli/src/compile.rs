@@ -90,6 +90,11 @@ pub struct Options {
     pub(crate) geometry_layout: Option<backend_pica::codegen::geometry::Layout>,
     /// PICA200 vertex program a geometry program follows (see `picasso::link`).
     pub(crate) feeds_geometry: bool,
+    /// PICA200 geometry program: keep runs of emitted vertices that repeat with other
+    /// values inline (the fewest executed steps), never calling a procedure per run (by
+    /// default one is called where that saves at least as many words as it adds steps).
+    /// The command line's `--no-procedures`; see [`Options::procedures`].
+    pub no_procedures: bool,
 }
 
 impl Options {
@@ -171,6 +176,43 @@ impl Options {
     /// Compiles the entry point of `stage`.
     pub fn stage(mut self, stage: Stage) -> Options {
         self.stage = Some(stage);
+        self
+    }
+
+    /// PICA200 geometry program: whether runs of emitted vertices that repeat with other
+    /// values may call one procedure per run (the default), where that saves at least as
+    /// many words as it adds executed steps; `false` keeps them inline.
+    ///
+    /// ```
+    /// use spv2retro::{Options, Source, Stage, compile};
+    ///
+    /// // Three triangles of three projected corners each: a procedure per triangle.
+    /// let text = "#version 450
+    /// layout(triangles) in;
+    /// layout(triangle_strip, max_vertices = 9) out;
+    /// layout(binding = 0) uniform P { mat4 m; };
+    /// void corners(vec4 a, vec4 b, vec4 c) {
+    ///     gl_Position = m * a; EmitVertex();
+    ///     gl_Position = m * b; EmitVertex();
+    ///     gl_Position = m * c; EmitVertex();
+    ///     EndPrimitive();
+    /// }
+    /// void main() {
+    ///     vec4 p0 = gl_in[0].gl_Position, p1 = gl_in[1].gl_Position, p2 = gl_in[2].gl_Position;
+    ///     corners(p0, (p0 + p1) * 0.5, (p2 + p0) * 0.5);
+    ///     corners((p0 + p1) * 0.5, p1, (p1 + p2) * 0.5);
+    ///     corners((p2 + p0) * 0.5, (p1 + p2) * 0.5, p2);
+    /// }";
+    /// let source = || Source::glsl(text, Stage::Geometry);
+    /// let called = compile(source(), &Options::pica())?;
+    /// let inline = compile(source(), &Options::pica().procedures(false))?;
+    /// assert!(called.listing.contains("call "), "{}", called.listing);
+    /// assert!(!inline.listing.contains("call "), "{}", inline.listing);
+    /// assert!(called.reflection.stats.instructions < inline.reflection.stats.instructions);
+    /// # Ok::<(), spv2retro::Error>(())
+    /// ```
+    pub fn procedures(mut self, allowed: bool) -> Options {
+        self.no_procedures = !allowed;
         self
     }
 
@@ -620,6 +662,7 @@ fn compile_unguarded(source: &Source<'_>, options: &Options) -> Result<Compiled,
                 semantics: options.semantics.clone(),
                 geometry_layout: options.geometry_layout.clone(),
                 feeds_geometry: options.feeds_geometry,
+                procedures: !options.no_procedures,
                 ..Default::default()
             };
             let program = backend_pica::codegen::compile(&lowered.mir, &pica).map_err(reject)?;

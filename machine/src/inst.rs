@@ -57,20 +57,26 @@ pub trait VInst {
     /// The regalloc2 operands, in the order the emitter reads the allocations back: a use
     /// per temporary read, the tied previous value, then the definition.
     fn operands(&self) -> Vec<Operand> {
-        let mut out: Vec<Operand> = self
-            .temps_read()
-            .into_iter()
-            .map(Operand::reg_use)
-            .collect();
-        match self.dst() {
-            Some(VDst::Temp(v, _)) => out.push(Operand::reg_def(v)),
-            Some(VDst::Tied { prev, new, .. }) => {
-                let idx = out.len();
-                out.push(Operand::reg_use(prev));
-                out.push(Operand::reg_reuse_def(new, idx));
-            }
-            Some(VDst::Out(..)) | None => {}
-        }
-        out
+        plain_operands(self)
     }
+}
+
+/// The regalloc2 operands of `inst` from what it reads and writes ([`VInst::operands`]'s
+/// default, for an instruction set whose own override handles a few instructions apart).
+pub fn plain_operands<V: VInst + ?Sized>(inst: &V) -> Vec<Operand> {
+    let mut out: Vec<Operand> = inst
+        .temps_read()
+        .into_iter()
+        .map(Operand::reg_use)
+        .collect();
+    match inst.dst() {
+        Some(VDst::Temp(v, _)) => out.push(Operand::reg_def(v)),
+        Some(VDst::Tied { prev, new, .. }) => {
+            let idx = out.len();
+            out.push(Operand::reg_use(prev));
+            out.push(Operand::reg_reuse_def(new, idx));
+        }
+        Some(VDst::Out(..)) | None => {}
+    }
+    out
 }

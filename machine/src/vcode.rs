@@ -75,6 +75,12 @@ pub struct VCode<I> {
     vregs: usize,
     /// The block being filled (blocks are filled in order).
     current: usize,
+    /// Registers an instruction overwrites beside its operands (a call's procedure's), by
+    /// virtual index.
+    clobbers: HashMap<usize, PRegSet>,
+    /// Hardware registers the code names itself (fixed operands, clobbers): allocation
+    /// keeps their numbers.
+    reserved: Vec<usize>,
 }
 
 /// Why allocation failed.
@@ -168,6 +174,8 @@ impl<I> VCode<I> {
             index,
             vregs: 0,
             current: 0,
+            clobbers: HashMap::default(),
+            reserved: Vec::new(),
         }
     }
 
@@ -199,6 +207,18 @@ impl<I> VCode<I> {
         self.blocks[b.index()].insts = at..at;
     }
 
+    /// Says that instruction `i` overwrites hardware registers `registers` beside its
+    /// operands (a call: what its procedure writes), so that no value lives there across it.
+    pub fn clobber(&mut self, i: usize, registers: impl IntoIterator<Item = usize>) {
+        let set = self.clobbers.entry(i).or_insert_with(PRegSet::empty);
+        for r in registers {
+            set.add(PReg::new(r, RegClass::Float));
+            if !self.reserved.contains(&r) {
+                self.reserved.push(r);
+            }
+        }
+    }
+
     /// Appends an instruction with its operands to the current block; `span` is the MIR
     /// instruction it comes from.
     pub fn push(&mut self, inst: I, operands: &[Operand], span: Span) -> usize {
@@ -213,6 +233,13 @@ impl<I> VCode<I> {
         span: Span,
     ) -> usize {
         self.spans.push(span);
+        for op in operands {
+            if let regalloc2::OperandConstraint::FixedReg(r) = op.constraint() {
+                if !self.reserved.contains(&r.hw_enc()) {
+                    self.reserved.push(r.hw_enc());
+                }
+            }
+        }
         let start = self.operands.len() as u32;
         self.operands.extend_from_slice(operands);
         self.operand_ranges.push(start..self.operands.len() as u32);
@@ -411,11 +438,22 @@ impl<I> VCode<I> {
 
 impl Allocated {
     fn new<I>(code: &VCode<I>, output: Output, registers: usize) -> Allocated {
+        // Registers the code names itself (a procedure's parameters, what a call
+        // overwrites) keep their numbers; the others take the free numbers in order.
         let mut renamed = vec![usize::MAX; registers];
+        for &r in &code.reserved {
+            if let Some(slot) = renamed.get_mut(r) {
+                *slot = r;
+            }
+        }
+        let reserved = &code.reserved;
         let mut next = 0;
         let mut name = |a: Allocation| {
             if let Some(r) = a.as_reg() {
                 if renamed[r.hw_enc()] == usize::MAX {
+                    while reserved.contains(&next) {
+                        next += 1;
+                    }
                     renamed[r.hw_enc()] = next;
                     next += 1;
                 }
@@ -525,8 +563,11 @@ impl<I> RaFunction for VCode<I> {
         &self.operands[r.start as usize..r.end as usize]
     }
 
-    fn inst_clobbers(&self, _insn: Inst) -> PRegSet {
-        PRegSet::empty()
+    fn inst_clobbers(&self, insn: Inst) -> PRegSet {
+        self.clobbers
+            .get(&insn.index())
+            .copied()
+            .unwrap_or_else(PRegSet::empty)
     }
 
     fn num_vregs(&self) -> usize {

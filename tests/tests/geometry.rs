@@ -404,10 +404,21 @@ fn the_geoshader_example_rewritten_in_glsl_draws_what_the_hand_written_one_draws
     // procedures it calls).
     let hand_binary = shbin::read(&hand).unwrap();
     let hand_words = hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end;
+    let words = gs.reflection.stats.instructions as u32;
     println!(
-        "geoshader.g.pica: hand-written {hand_words} words / {} executed; compiled {} words / {} executed",
-        theirs.steps, gs.reflection.stats.instructions, ours.steps
+        "geoshader.g.pica: hand-written {hand_words} words / {} executed; compiled {words} words / {} executed",
+        theirs.steps, ours.steps
     );
+    // Never longer, and never more steps, than the hand-written program: the compiled one
+    // calls a procedure per triangle (its corners moved into r0-r2 first).
+    assert!(
+        words <= hand_words && ours.steps <= theirs.steps,
+        "compiled {words} words / {} steps, hand-written {hand_words} / {}\n{}",
+        ours.steps,
+        theirs.steps,
+        gs.listing
+    );
+    assert!(gs.listing.contains("call "), "{}", gs.listing);
 }
 
 /// A vertex and a geometry program linked into one `.shbin`, from the library and the command

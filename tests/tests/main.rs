@@ -58,6 +58,7 @@ mod pica_input_sums;
 mod pica_lane_packing;
 mod pica_limits;
 mod pica_loops;
+mod pica_procedures;
 mod pica_reference;
 mod pica_reflection;
 mod pica_splat_outputs;

@@ -40,7 +40,6 @@ fn run(c: &Compiled, v: [f32; 4], k: [f32; 4], wrap: bool) -> [f32; 4] {
         .find(|o| o.name == "o")
         .expect("output o")
         .value
-        .clone()
 }
 
 /// The values each test runs: each lane below, between and above 0 and 1.
@@ -84,7 +83,7 @@ fn an_or_of_two_comparisons_decided_under_a_bool_uniform() {
                 t -= t.floor();
                 false
             } else {
-                t < 0.0 || 1.0 < t
+                !(0.0..=1.0).contains(&t)
             };
             let want = if skip {
                 [0.0; 4]

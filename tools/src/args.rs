@@ -115,6 +115,12 @@ pub struct Pica {
     /// inputs) to FILE, as `gcc -MD -MP` writes them.
     #[arg(long, value_name = "FILE")]
     pub depfile: Option<PathBuf>,
+
+    /// Keep a geometry program's runs of emitted vertices that repeat with other values
+    /// inline (the fewest executed steps). By default each run calls one procedure where
+    /// that saves at least as many words as it adds steps.
+    #[arg(long)]
+    pub no_procedures: bool,
 }
 
 /// Parses `L=NAME` for `--semantic`.

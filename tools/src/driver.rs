@@ -41,7 +41,7 @@ impl Target {
     fn options(&self, common: &Common, stage: Option<Stage>) -> Options {
         let mut options = match self {
             Target::Pica(pica) => {
-                let mut o = Options::pica();
+                let mut o = Options::pica().procedures(!pica.no_procedures);
                 o.semantics = pica.semantics.clone();
                 o
             }
@@ -335,7 +335,7 @@ pub fn link_pica(
     for path in inputs {
         linked_inputs.push(source(&display_name(path), read_input(path)?)?);
     }
-    let mut options = Options::pica();
+    let mut options = Options::pica().procedures(!pica.no_procedures);
     options.semantics = pica.semantics.clone();
     options.entry = common.entry.clone();
     options.defines = common.defines.clone();

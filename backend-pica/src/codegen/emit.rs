@@ -5,9 +5,12 @@
 //!   bool uniform), its then-part, and an else-part; an arm that only continues the loop
 //!   makes the continue block the merge of both arms.
 //! - A loop with a known trip count is LOOP over an integer constant of that count, without
-//!   its test; any other loop is LOOP over 256 iterations (the most one LOOP can run) with
-//!   BREAKC at each exit. Exits must be at the loop's top level (BREAK inside an IF is
-//!   undefined on the hardware).
+//!   its test; a loop whose one exit is its test at the end of an iteration is a JMPC back
+//!   to its start (no bound on its trips); any other loop is LOOP over 256 iterations (the
+//!   most one LOOP can run) with BREAKC at each exit. Exits must be at the loop's top level
+//!   (BREAK inside an IF is undefined on the hardware).
+//! - A program that calls a procedure ([`super::outline`]) has a CALL where each run was;
+//!   the procedure, emitted as [`Unit::Procedure`] (no END), goes right after the program.
 //! - Register moves that regalloc2 asks for become MOVs where they belong: in the block, in
 //!   an arm (for a split edge), or after the loop (for its exit edge).
 //! - Padding NOPs go where picasso puts them ([`crate::padding`]), and a NOP between two
@@ -31,8 +34,10 @@ use crate::padding::{Closing, needs_nop};
 
 /// What emission produces.
 pub struct Emitted {
-    /// The code of `main`, ending in END.
+    /// The code of `main`, ending in END (and its procedure after it, if any).
     pub code: Vec<Inst>,
+    /// Where `main` ends (its procedure starts).
+    pub entry_end: usize,
     /// Integer constants the loops need: `(iN, [count - 1, start, step, 0])`.
     pub int_constants: Vec<(u8, [u8; 4])>,
     /// Temporaries used (the highest register number plus one).
@@ -42,14 +47,30 @@ pub struct Emitted {
     pub spans: Vec<Option<Span>>,
 }
 
+/// What is being emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A program, ending in END; its calls run a procedure of `procedure_words` words,
+    /// which goes right after it.
+    Program {
+        /// The procedure's length (0 without one).
+        procedure_words: u8,
+    },
+    /// A procedure: no END (its caller goes on after it).
+    Procedure,
+}
+
 /// Emits `code` (allocated as `alloc`) for function `f`.
 pub fn emit(
     f: &Function,
     code: &VCode<VInst>,
     alloc: &Allocated,
     branches: &HashMap<BlockId, Test>,
+    unit: Unit,
 ) -> Result<Emitted, Vec<Diagnostic>> {
     let mut e = Emitter {
+        unit,
+        calls: Vec::new(),
         f,
         code,
         alloc,
@@ -70,12 +91,25 @@ pub fn emit(
             "internal error (this is a bug): a region of the program never reached its end",
         ));
     }
-    if e.out.last() != Some(&Inst::End) {
-        e.current = None;
-        e.push(Inst::End);
+    match unit {
+        Unit::Program { .. } => {
+            if e.out.last() != Some(&Inst::End) {
+                e.current = None;
+                e.push(Inst::End);
+            }
+            // The procedure goes right after the program.
+            let at = e.target(e.out.len());
+            for k in std::mem::take(&mut e.calls) {
+                if let Inst::Call { target, .. } = &mut e.out[k] {
+                    *target = at;
+                }
+            }
+        }
+        Unit::Procedure => e.pad(Closing::Proc, 0),
     }
     if e.errors.is_empty() {
         Ok(Emitted {
+            entry_end: e.out.len(),
             temporaries: e.temporaries,
             code: e.out,
             spans: e.spans,
@@ -99,6 +133,9 @@ struct Frame {
 }
 
 struct Emitter<'a> {
+    unit: Unit,
+    /// Where the CALLs are (their target is known once the program is).
+    calls: Vec<usize>,
     f: &'a Function,
     code: &'a VCode<VInst>,
     alloc: &'a Allocated,
@@ -140,7 +177,9 @@ impl Layout for Emitter<'_> {
     }
 
     fn end(&mut self, _b: BlockId) {
-        self.push(Inst::End);
+        if self.unit != Unit::Procedure {
+            self.push(Inst::End);
+        }
     }
 }
 
@@ -196,6 +235,20 @@ impl Emitter<'_> {
                     if let Some(inst) = self.code.inst(i) {
                         if counted_test && matches!(inst, VInst::Cmp { .. }) {
                             continue;
+                        }
+                        match (inst, self.unit) {
+                            // Where allocation put the parameters: no word.
+                            (VInst::Params { .. }, _) => continue,
+                            (VInst::Call { .. }, Unit::Program { procedure_words }) => {
+                                self.current = Some(self.code.span(i));
+                                self.calls.push(self.out.len());
+                                self.push(Inst::Call {
+                                    target: Target::from_field(0),
+                                    num: procedure_words,
+                                });
+                                continue;
+                            }
+                            _ => {}
                         }
                         self.current = Some(self.code.span(i));
                         let machine = self.machine(i, inst);

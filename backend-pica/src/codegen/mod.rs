@@ -17,6 +17,7 @@
 pub mod emit;
 pub mod flags;
 pub mod geometry;
+pub mod outline;
 pub mod outputs;
 pub mod pool;
 pub mod prepare;
@@ -53,6 +54,10 @@ pub struct Options {
     /// A vertex program a geometry program follows: its `dummy` outputs may use `o7`–`o15`
     /// (the geometry unit takes up to 16 registers; the rasteriser seven).
     pub feeds_geometry: bool,
+    /// A geometry program whose runs of emitted vertices repeat may call a procedure per
+    /// run, where that saves at least as many words as it adds steps ([`outline`]); `false`
+    /// keeps every run inline (the most steps saved).
+    pub procedures: bool,
 }
 
 impl Default for Options {
@@ -62,6 +67,7 @@ impl Default for Options {
             packing: Packing::WhenNeeded,
             geometry_layout: None,
             feeds_geometry: false,
+            procedures: true,
         }
     }
 }
@@ -162,6 +168,145 @@ fn compile_once(
     compile_prepared(prepare::prepare_with(module, attempt)?, options)
 }
 
+/// What selection, allocation and emission take beside the module.
+struct Generation<'a> {
+    /// Where each input is read (by the input's index).
+    sources: &'a HashMap<usize, VSrc>,
+    /// Where each output goes.
+    slots: &'a [Option<select::OutputSlot>],
+    /// How allocation may retry.
+    policy: &'a Policy,
+    /// The most words the program may take.
+    code_limit: usize,
+}
+
+impl Generation<'_> {
+    /// Selects, allocates and emits `m`'s function as `role` and `unit`, its literals
+    /// pooled after `pool`'s: the code, the pool and whether lanes were packed.
+    fn generate(
+        &self,
+        m: &mut Module,
+        emits: &HashMap<mir::InstId, vinst::VInst>,
+        role: select::Role<'_>,
+        unit: emit::Unit,
+        pool: pool::Pool,
+    ) -> Result<(emit::Emitted, pool::Pool, bool), Diagnostics> {
+        let code_limit = self.code_limit;
+        let fitted = retry::allocate(m, self.policy, |m, pack| {
+            let mut pool = pool.clone();
+            let selected =
+                select::select(m, self.sources, emits, self.slots, &mut pool, pack, role)
+                    .map_err(diagnostics)?;
+            // Every selected instruction is one word: past the limit already, no allocation
+            // (the slowest step on a program that large) can help.
+            let words = (0..selected.code.len())
+                .filter(|&i| selected.code.inst(i).is_some())
+                .count();
+            if words > code_limit {
+                return Err(diagnostics(vec![Diagnostic::error(
+                    Rule::Limit,
+                    format!(
+                        "the program is at least {words} instructions long (before register \
+                         moves and control flow); the PICA200 runs at most {code_limit}",
+                    ),
+                )]));
+            }
+            Ok((selected.code, (selected.branches, pool)))
+        });
+        let (code, branches, pool, alloc, packed_lanes) = match fitted {
+            Ok(f) => (f.code, f.selected.0, f.selected.1, f.alloc, f.packed),
+            Err(retry::Failure::Select(d)) => return Err(d),
+            Err(retry::Failure::TooManyLive { needed, span }) => {
+                let d = Diagnostic::error(
+                    Rule::Limit,
+                    format!(
+                        "the program needs {needed} temporaries here; the PICA200 has {}",
+                        limits::TEMP_REGISTERS
+                    ),
+                )
+                .with_span(span);
+                return Err(diagnostics(vec![d]));
+            }
+            Err(retry::Failure::Internal(e)) => {
+                return Err(diagnostics(vec![Diagnostic::error(
+                    Rule::Internal,
+                    format!("internal error (this is a bug): {e}"),
+                )]));
+            }
+        };
+        let emitted =
+            emit::emit(&m.function, &code, &alloc, &branches, unit).map_err(diagnostics)?;
+        Ok((emitted, pool, packed_lanes))
+    }
+
+    /// `m` with procedure `o`: the procedure compiled first (what it writes, its calls
+    /// clobber), then the program that calls it, with the procedure after its END; and the
+    /// steps it runs (straight-line: its words, and the procedure's once per call). `None`
+    /// where either does not compile (then the program goes without).
+    fn with_procedure(
+        &self,
+        m: &Module,
+        emits: &HashMap<mir::InstId, vinst::VInst>,
+        o: &outline::Outline,
+    ) -> Option<(emit::Emitted, pool::Pool, usize)> {
+        // The calls' places are instructions of this function: nothing may rewrite it.
+        let policy = Policy {
+            rematerialise: false,
+            ..self.policy.clone()
+        };
+        let g = Generation {
+            policy: &policy,
+            ..*self
+        };
+        let mut body_module = m.clone();
+        body_module.function = o.body.clone();
+        let (body, pool, _) = g
+            .generate(
+                &mut body_module,
+                &o.body_emits,
+                select::Role::Procedure,
+                emit::Unit::Procedure,
+                pool::Pool::default(),
+            )
+            .ok()?;
+        let words = u8::try_from(body.code.len()).ok()?;
+        // What the procedure overwrites: every register it writes (a parameter it only
+        // reads is still there after the call).
+        let mut clobbers: Vec<usize> = Vec::new();
+        for inst in &body.code {
+            if let Inst::Binary { dst, .. } | Inst::Unary { dst, .. } | Inst::Mad { dst, .. } = inst
+            {
+                if let crate::operand::DstReg::Temp(r) = dst.reg {
+                    if !clobbers.contains(&usize::from(r)) {
+                        clobbers.push(usize::from(r));
+                    }
+                }
+            }
+        }
+        let mut main = m.clone();
+        let (mut program, pool, _) = g
+            .generate(
+                &mut main,
+                emits,
+                select::Role::Caller {
+                    outline: o,
+                    clobbers: &clobbers,
+                },
+                emit::Unit::Program {
+                    procedure_words: words,
+                },
+                pool,
+            )
+            .ok()?;
+        let steps = program.code.len() + o.runs * body.code.len();
+        program.entry_end = program.code.len();
+        program.code.extend(body.code);
+        program.spans.extend(body.spans);
+        program.temporaries = program.temporaries.max(body.temporaries);
+        Some((program, pool, steps))
+    }
+}
+
 /// Compiles a module the pipeline prepared.
 fn compile_prepared(mut m: Module, options: &Options) -> Result<Compiled, Diagnostics> {
     let layout = (m.stage == mir::Stage::Geometry).then(|| {
@@ -251,53 +396,37 @@ fn compile_prepared(mut m: Module, options: &Options) -> Result<Compiled, Diagno
             )
         })
         .collect();
-    let fitted = retry::allocate(&mut m, &policy, |m, pack| {
-        let mut pool = pool::Pool::default();
-        let emits = if m.stage == mir::Stage::Geometry {
-            geometry::emits(&m.function).map_err(diagnostics)?
-        } else {
-            HashMap::default()
-        };
-        let selected =
-            select::select(m, &sources, &emits, slots, &mut pool, pack).map_err(diagnostics)?;
-        // Every selected instruction is one word: past the limit already, no allocation (the
-        // slowest step on a program that large) can help.
-        let words = (0..selected.code.len())
-            .filter(|&i| selected.code.inst(i).is_some())
-            .count();
-        if words > code_limit {
-            return Err(diagnostics(vec![Diagnostic::error(
-                Rule::Limit,
-                format!(
-                    "the program is at least {words} instructions long (before register \
-                     moves and control flow); the PICA200 runs at most {code_limit}",
-                ),
-            )]));
-        }
-        Ok((selected.code, (selected.branches, pool)))
-    });
-    let (code, branches, pool, alloc, packed_lanes) = match fitted {
-        Ok(f) => (f.code, f.selected.0, f.selected.1, f.alloc, f.packed),
-        Err(retry::Failure::Select(d)) => return Err(d),
-        Err(retry::Failure::TooManyLive { needed, span }) => {
-            let d = Diagnostic::error(
-                Rule::Limit,
-                format!(
-                    "the program needs {needed} temporaries here; the PICA200 has {}",
-                    limits::TEMP_REGISTERS
-                ),
-            )
-            .with_span(span);
-            return Err(diagnostics(vec![d]));
-        }
-        Err(retry::Failure::Internal(e)) => {
-            return Err(diagnostics(vec![Diagnostic::error(
-                Rule::Internal,
-                format!("internal error (this is a bug): {e}"),
-            )]));
-        }
+    let emits = if m.stage == mir::Stage::Geometry {
+        geometry::emits(&m.function).map_err(diagnostics)?
+    } else {
+        HashMap::default()
     };
-    let emitted = emit::emit(&m.function, &code, &alloc, &branches).map_err(diagnostics)?;
+    let generation = Generation {
+        sources: &sources,
+        slots,
+        policy: &policy,
+        code_limit,
+    };
+    let (mut emitted, mut pool, packed_lanes) = generation.generate(
+        &mut m,
+        &emits,
+        select::Role::Program,
+        emit::Unit::Program { procedure_words: 0 },
+        pool::Pool::default(),
+    )?;
+    // A run of emits repeated with other values: a procedure, where it pays.
+    if let Some(o) = (options.procedures && m.stage == mir::Stage::Geometry)
+        .then(|| outline::plan(&m.function, &emits))
+        .flatten()
+    {
+        let plain = emitted.code.len();
+        if let Some((with, p, steps)) = generation.with_procedure(&m, &emits, &o) {
+            if outline::worth(with.code.len(), steps, plain, plain) {
+                emitted = with;
+                pool = p;
+            }
+        }
+    }
 
     // The literal pool and the uniforms share c0–c95.
     let top_uniform = m.first_free_float_register();
@@ -396,7 +525,7 @@ fn compile_prepared(mut m: Module, options: &Options) -> Result<Compiled, Diagno
             shbin::ShaderType::Vertex
         },
         entry_start: 0,
-        entry_end: emitted.code.len() as u32,
+        entry_end: emitted.entry_end as u32,
         input_mask,
         output_mask,
         geometry: geometry_params,

@@ -34,7 +34,9 @@ use mir::{Diagnostic, Module};
 use regalloc2::VReg;
 
 use super::flags::{Arm, Carried, Wide};
+use super::outline::Outline;
 use super::pool::Pool;
+use super::vinst::MAX_PARAMS;
 use super::vinst::{VDst, VInst, VOp, VSrc};
 use crate::inst::{BinaryOp, UnaryOp};
 use crate::operand::{CmpOp, Component, Condition, Mask, RelIndex, Swizzle};
@@ -48,6 +50,23 @@ pub enum Test {
     Cmp(Condition),
     /// Bool uniform `bN`.
     Bool(u8),
+}
+
+/// What is being selected.
+#[derive(Clone, Copy, Debug)]
+pub enum Role<'o> {
+    /// A program.
+    Program,
+    /// A program whose runs call a procedure (see [`super::outline`]), which writes
+    /// `clobbers`.
+    Caller {
+        /// The procedure and its calls.
+        outline: &'o Outline,
+        /// The registers the procedure writes.
+        clobbers: &'o [usize],
+    },
+    /// The procedure: its entry block's parameters arrive in `r0`, `r1`, ….
+    Procedure,
 }
 
 /// Where an output goes.
@@ -75,9 +94,11 @@ pub fn select(
     outputs: &[Option<OutputSlot>],
     pool: &mut Pool,
     pack_lanes: bool,
+    role: Role<'_>,
 ) -> Result<Selected, Vec<Diagnostic>> {
     let f = &module.function;
     let mut s = Selector {
+        role,
         m: module,
         lo: Lower::new(f, pack_lanes),
         pool,
@@ -116,6 +137,8 @@ pub fn select(
 }
 
 struct Selector<'a> {
+    /// What is being selected.
+    role: Role<'a>,
     m: &'a Module,
     /// The state the machine layer's driver shares: outputs are [`OutputSlot`]s, a chain
     /// keeps the output register it is written to instead, if any, and constant registers
@@ -256,7 +279,10 @@ impl<'a> Hooks<'a> for Selector<'a> {
     }
 
     fn passed(&self, param: Value) -> bool {
-        !self.merged_outputs.contains(&param) && !self.carried.skipped.contains(&param)
+        // A procedure's parameters arrive in registers (`VInst::Params`).
+        let arrives = matches!(self.role, Role::Procedure)
+            && self.lo.f.blocks[self.lo.f.entry].params.contains(&param);
+        !self.merged_outputs.contains(&param) && !self.carried.skipped.contains(&param) && !arrives
     }
 
     fn start_block(&mut self) {
@@ -267,6 +293,9 @@ impl<'a> Hooks<'a> for Selector<'a> {
 
     fn block(&mut self, b: BlockId) {
         let f = self.lo.f;
+        if matches!(self.role, Role::Procedure) && b == f.entry {
+            self.parameters();
+        }
         driver::plan(self, b);
         // The indices read in this block, and where each instruction's start.
         self.indices.clear();
@@ -350,6 +379,15 @@ impl Selector<'_> {
             let mut since_emit: HashSet<Value> = HashSet::default();
             for &i in &f.blocks[b].insts {
                 let inst = &f.insts[i];
+                // A call writes the outputs; the emits it replaces write nothing here.
+                if let Role::Caller { outline, .. } = self.role {
+                    if outline.calls.contains_key(&i) || outline.removed.contains(&i) {
+                        if !inst.op.is_pure() {
+                            since_emit.clear();
+                        }
+                        continue;
+                    }
+                }
                 match inst.op {
                     Op::EmitVertex => {
                         for (slot, v) in self.outputs.iter().zip(&inst.args) {
@@ -377,6 +415,40 @@ impl Selector<'_> {
             }
         }
         out
+    }
+
+    /// A procedure's parameters, arriving in `r0`, `r1`, …: the virtual registers of the
+    /// entry block's parameters are defined there.
+    fn parameters(&mut self) {
+        let f = self.lo.f;
+        let params = &f.blocks[f.entry].params;
+        let mut regs = [VReg::invalid(); MAX_PARAMS];
+        for (k, &p) in params.iter().enumerate().take(MAX_PARAMS) {
+            regs[k] = self.lo.vreg(p);
+        }
+        let inst = VInst::Params {
+            regs,
+            count: params.len().min(MAX_PARAMS) as u8,
+        };
+        let ops = inst.operands();
+        self.lo.code.push(inst, &ops, self.lo.span);
+    }
+
+    /// The call that takes the place of a run: its arguments in virtual registers, which
+    /// allocation moves into `r0`, `r1`, …; no value lives in `clobbers` across it.
+    fn call(&mut self, args: &[mir::Operand], clobbers: &[usize]) {
+        self.fresh();
+        let mut regs = [VReg::invalid(); MAX_PARAMS];
+        for (k, a) in args.iter().enumerate().take(MAX_PARAMS) {
+            regs[k] = self.in_vreg(a, a.value);
+        }
+        let inst = VInst::Call {
+            args: regs,
+            count: args.len().min(MAX_PARAMS) as u8,
+        };
+        let ops = inst.operands();
+        let at = self.lo.code.push(inst, &ops, self.lo.span);
+        self.lo.code.clobber(at, clobbers.iter().copied());
     }
 
     /// SETEMIT, every output written from its current value (unless computed there
@@ -889,6 +961,14 @@ impl Selector<'_> {
             .is_some_and(|r| self.carried.skipped.contains(&r))
         {
             return;
+        }
+        if let Role::Caller { outline, clobbers } = self.role {
+            if let Some(args) = outline.calls.get(&i) {
+                return self.call(args, clobbers);
+            }
+            if outline.removed.contains(&i) {
+                return;
+            }
         }
         let Some(r) = inst.result() else {
             match inst.op {

@@ -126,6 +126,28 @@ pub enum VInst {
     },
     /// EMIT: the outputs written since the last one become a vertex.
     Emit,
+    /// A procedure's parameters arriving: defines `regs[..count]` in `r0`, `r1`, … (no word).
+    Params {
+        /// The parameters' virtual registers.
+        regs: [VReg; MAX_PARAMS],
+        /// How many there are.
+        count: u8,
+    },
+    /// CALL the procedure, its parameters `args[..count]` in `r0`, `r1`, ….
+    Call {
+        /// The parameters' virtual registers.
+        args: [VReg; MAX_PARAMS],
+        /// How many there are.
+        count: u8,
+    },
+}
+
+/// The most parameters a procedure takes (each a register).
+pub const MAX_PARAMS: usize = 6;
+
+/// Hardware register `r` as regalloc2 names it.
+fn preg(r: usize) -> regalloc2::PReg {
+    regalloc2::PReg::new(r, regalloc2::RegClass::Float)
 }
 
 impl VInst {
@@ -135,7 +157,9 @@ impl VInst {
             VInst::Binary { a, b, .. } | VInst::Cmp { a, b, .. } => vec![a, b],
             VInst::Unary { src, .. } | VInst::Mova { src, .. } => vec![src],
             VInst::Mad { a, b, c, .. } => vec![a, b, c],
-            VInst::SetEmit { .. } | VInst::Emit => Vec::new(),
+            VInst::SetEmit { .. } | VInst::Emit | VInst::Params { .. } | VInst::Call { .. } => {
+                Vec::new()
+            }
         }
     }
 }
@@ -145,7 +169,10 @@ impl machine::inst::VInst for VInst {
     type Out = u8;
 
     fn temps_read(&self) -> Vec<VReg> {
-        self.sources().iter().filter_map(VOp::temp).collect()
+        match *self {
+            VInst::Call { args, count } => args[..usize::from(count)].to_vec(),
+            _ => self.sources().iter().filter_map(VOp::temp).collect(),
+        }
     }
 
     fn dst(&self) -> Option<VDst> {
@@ -153,7 +180,24 @@ impl machine::inst::VInst for VInst {
             VInst::Binary { dst, .. } | VInst::Unary { dst, .. } | VInst::Mad { dst, .. } => {
                 Some(dst)
             }
-            VInst::Mova { .. } | VInst::Cmp { .. } | VInst::SetEmit { .. } | VInst::Emit => None,
+            VInst::Mova { .. }
+            | VInst::Cmp { .. }
+            | VInst::SetEmit { .. }
+            | VInst::Emit
+            | VInst::Params { .. }
+            | VInst::Call { .. } => None,
+        }
+    }
+
+    fn operands(&self) -> Vec<regalloc2::Operand> {
+        match *self {
+            VInst::Params { regs, count } => (0..usize::from(count))
+                .map(|k| regalloc2::Operand::reg_fixed_def(regs[k], preg(k)))
+                .collect(),
+            VInst::Call { args, count } => (0..usize::from(count))
+                .map(|k| regalloc2::Operand::reg_fixed_use(args[k], preg(k)))
+                .collect(),
+            _ => machine::inst::plain_operands(self),
         }
     }
 }

@@ -1,0 +1,197 @@
+//! Geometry programs whose runs of emitted vertices repeat with other values call one
+//! procedure per run (`backend_pica::codegen::outline`). Random geometry shaders (GLSL text:
+//! helper functions that emit vertices, called with values the program computes, between
+//! emits of its own) are compiled with procedures and without (`Options::procedures`), and
+//! both run in the PICA200 simulator on the same random inputs and uniforms: every emitted
+//! vertex (its slot, primitive and winding flags, and every lane of every output) must agree.
+//! The test fails if too few programs call a procedure to have tested anything.
+//!
+//! `GENERATED_GEOMETRY=N` runs N programs (default 40), `GENERATED_GEOMETRY_SEED` picks the
+//! first seed.
+
+use backend_pica::sim::Simulator;
+use spv2retro::{Compiled, Options, Source, Stage, compile};
+use tests::driven::pica_uniforms;
+use tests::mirtest::Rng;
+
+/// A random `vec4` expression of `vars` (names), at most `depth` deep.
+fn expr(rng: &mut Rng, vars: &[String], depth: u32) -> String {
+    let leaf = |rng: &mut Rng| vars[rng.index(vars.len())].clone();
+    if depth == 0 || rng.index(4) == 0 {
+        return leaf(rng);
+    }
+    let a = expr(rng, vars, depth - 1);
+    match rng.index(9) {
+        0 => format!("({a} + {})", expr(rng, vars, depth - 1)),
+        1 => format!("({a} - {})", expr(rng, vars, depth - 1)),
+        2 => format!("({a} * {})", expr(rng, vars, depth - 1)),
+        3 => format!("({a} * k.{})", ["xxxx", "yzwx", "wwzz"][rng.index(3)]),
+        4 => format!("(m * {a})"),
+        5 => format!("mix({a}, {}, 0.25)", expr(rng, vars, depth - 1)),
+        6 => format!("max({a}, {})", expr(rng, vars, depth - 1)),
+        7 => format!("abs({a}).yzwx"),
+        _ => format!("({a} + vec4({:.3}))", rng.float(-1.0, 1.0)),
+    }
+}
+
+/// A geometry shader: `helpers` functions of 1-3 parameters emitting 1-3 vertices each
+/// (some ending the primitive), called 3-6 times, now and then between emits of `main`'s
+/// own.
+fn shader(rng: &mut Rng) -> String {
+    let mut helpers = String::new();
+    let mut emitted = 0usize;
+    let count = if rng.index(3) == 0 { 2 } else { 1 };
+    let mut shapes = Vec::new();
+    for h in 0..count {
+        let params = 1 + rng.index(3);
+        let names: Vec<String> = (0..params).map(|p| format!("a{p}")).collect();
+        let mut vars = names.clone();
+        vars.push("vColor[0]".into());
+        vars.push("k".into());
+        let vertices = 1 + rng.index(3);
+        let mut body = String::new();
+        for _ in 0..vertices {
+            body += &format!(
+                "    gl_Position = {};\n    color = {};\n    EmitVertex();\n",
+                expr(rng, &vars, 2),
+                expr(rng, &vars, 1)
+            );
+        }
+        let ends = rng.index(2) == 0;
+        if ends {
+            body += "    EndPrimitive();\n";
+        }
+        let list: Vec<String> = names.iter().map(|n| format!("vec4 {n}")).collect();
+        helpers += &format!("void h{h}({}) {{\n{body}}}\n", list.join(", "));
+        shapes.push((params, vertices));
+    }
+    let mut main = String::from(
+        "    vec4 p0 = gl_in[0].gl_Position, p1 = gl_in[1].gl_Position, p2 = gl_in[2].gl_Position;\n",
+    );
+    let mut pool: Vec<String> = vec!["p0".into(), "p1".into(), "p2".into(), "vColor[1]".into()];
+    for t in 0..1 + rng.index(3) {
+        main += &format!("    vec4 t{t} = {};\n", expr(rng, &pool, 2));
+        pool.push(format!("t{t}"));
+    }
+    let calls = 3 + rng.index(4);
+    for _ in 0..calls {
+        if rng.index(8) == 0 {
+            main += &format!(
+                "    gl_Position = {};\n    color = vColor[2];\n    EmitVertex();\n",
+                expr(rng, &pool, 1)
+            );
+            emitted += 1;
+        }
+        let h = rng.index(count);
+        let (params, vertices) = shapes[h];
+        let args: Vec<String> = (0..params)
+            .map(|_| {
+                if rng.index(3) == 0 {
+                    expr(rng, &pool, 1)
+                } else {
+                    pool[rng.index(pool.len())].clone()
+                }
+            })
+            .collect();
+        main += &format!("    h{h}({});\n", args.join(", "));
+        emitted += vertices;
+    }
+    format!(
+        "#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = {emitted}) out;
+layout(location = 0) in vec4 vColor[];
+layout(location = 0) out vec4 color;
+layout(std140, binding = 0) uniform U {{
+    mat4 m;
+    vec4 k;
+}};
+{helpers}void main() {{
+{main}}}
+"
+    )
+}
+
+fn build(text: &str, procedures: bool) -> Compiled {
+    compile(
+        Source::glsl(text, Stage::Geometry),
+        &Options::pica().procedures(procedures),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn programs_that_call_a_procedure_emit_what_they_emit_inline() {
+    let count: u64 = std::env::var("GENERATED_GEOMETRY")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    let first: u64 = std::env::var("GENERATED_GEOMETRY_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let (mut called, mut words, mut inline_words) = (0, 0, 0);
+    for seed in first..first + count {
+        let mut rng = Rng(seed * 0x9E37_79B9 + 7);
+        let text = shader(&mut rng);
+        let (with, without) = (build(&text, true), build(&text, false));
+        assert!(!without.listing.contains("call "), "{}", without.listing);
+        if !with.listing.contains("call ") {
+            continue;
+        }
+        called += 1;
+        words += with.reflection.stats.instructions;
+        inline_words += without.reflection.stats.instructions;
+        for case in 0..4 {
+            let mut m = [0.0f32; 16];
+            for v in &mut m {
+                *v = rng.float(-1.0, 1.0);
+            }
+            let k = rng.lanes(-1.0, 1.0);
+            let mut inputs = [[0.0f32; 4]; 16];
+            for v in inputs.iter_mut().take(6) {
+                *v = rng.lanes(-2.0, 2.0);
+            }
+            let values: [(&str, &[f32]); 2] = [("m", &m), ("k", &k)];
+            let run = |c: &Compiled| {
+                Simulator::new(&c.bytes)
+                    .unwrap()
+                    .run(0, &inputs, &pica_uniforms(c, &values))
+                    .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", c.listing))
+            };
+            let (a, b) = (run(&with), run(&without));
+            assert_eq!(
+                a.vertices.len(),
+                b.vertices.len(),
+                "seed {seed} case {case}\n{text}"
+            );
+            for (n, (x, y)) in a.vertices.iter().zip(&b.vertices).enumerate() {
+                assert_eq!(
+                    (x.vertex, x.primitive, x.winding),
+                    (y.vertex, y.primitive, y.winding),
+                    "seed {seed} case {case} vertex {n}\n{text}\n{}",
+                    with.listing
+                );
+                for (o, (p, q)) in x.outputs.iter().zip(&y.outputs).enumerate() {
+                    for l in 0..4 {
+                        let close =
+                            (p[l] - q[l]).abs() <= 1e-3 * p[l].abs().max(q[l].abs()).max(1.0);
+                        assert!(
+                            close || (p[l].is_nan() && q[l].is_nan()),
+                            "seed {seed} case {case} vertex {n} o{o}: {p:?} with the procedure, \
+                             {q:?} inline\n{text}\n{}",
+                            with.listing
+                        );
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{called} of {count} programs call a procedure: {words} words where inline they take {inline_words}"
+    );
+    assert!(
+        called * 4 >= count as usize,
+        "only {called} of {count} programs call a procedure"
+    );
+}
