@@ -91,6 +91,7 @@ pub fn asm_options(text: &str) -> frontend_spirv::asm::Options {
 pub mod c3d;
 pub mod driven;
 pub mod generate;
+pub mod geometry;
 pub mod glslgen;
 pub mod handwritten;
 pub mod mirtest;

@@ -7,24 +7,20 @@
 //! GL's rules give for the GLSL, computed here in f64.
 
 use backend_pica::shbin::{self, ShaderType};
-use backend_pica::sim::{Outcome, Simulator, Uniforms};
+use backend_pica::sim::{Simulator, Uniforms};
 use spv2retro::{Compiled, Options, Source, compile};
 use test_kit::all_close_to;
 use tests::driven::{constants_with, register_number};
 use tests::fixtures;
+use tests::geometry::{self, Triangle, output_reg, spv, through_vertex_program, triangles};
 
 type V4 = [f64; 4];
 
 /// What a vertex of a triangle should have: (output register, values, lanes compared).
 type Expected = Vec<(usize, V4, usize)>;
 
-fn spv(name: &str) -> Vec<u8> {
-    std::fs::read(fixtures("geometry").join(format!("{name}.spv"))).unwrap()
-}
-
 fn pica(name: &str) -> Compiled {
-    compile(Source::spirv(&spv(name)).named(name), &Options::pica())
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    geometry::pica(name, &Options::pica())
 }
 
 fn uniforms(c: &Compiled, values: &[(&str, &[f32])]) -> Uniforms {
@@ -45,59 +41,6 @@ fn columns(m: &[[f64; 4]; 4]) -> Vec<f32> {
 
 fn mul(m: &[[f64; 4]; 4], v: V4) -> V4 {
     std::array::from_fn(|r| (0..4).map(|c| m[r][c] * v[c]).sum())
-}
-
-/// Runs the vertex program on each vertex (inputs by name) and packs what its output mask
-/// enables, vertex after vertex, into the geometry program's input registers.
-fn through_vertex_program(
-    vs: &Compiled,
-    vertices: &[Vec<(&str, [f32; 4])>],
-    vs_uniforms: &Uniforms,
-) -> [[f32; 4]; 16] {
-    let sim = Simulator::new(&vs.bytes).unwrap();
-    let dvle = &shbin::read(&vs.bytes).unwrap().dvles[0];
-    let enabled: Vec<usize> = (0..16)
-        .filter(|r| dvle.output_mask & (1 << r) != 0)
-        .collect();
-    let mut gs_in = [[0.0f32; 4]; 16];
-    for (k, vertex) in vertices.iter().enumerate() {
-        let mut v = [[0.0f32; 4]; 16];
-        for (name, value) in vertex {
-            let input = vs
-                .reflection
-                .inputs
-                .iter()
-                .find(|i| i.name == *name)
-                .unwrap();
-            v[register_number(&input.register)] = *value;
-        }
-        let out = sim.run(0, &v, vs_uniforms).unwrap();
-        assert!(out.missing.is_empty(), "{:?}", out.missing);
-        for (j, &r) in enabled.iter().enumerate() {
-            gs_in[k * enabled.len() + j] = out.outputs[r];
-        }
-    }
-    gs_in
-}
-
-/// A drawn triangle: each vertex's output registers, in the winding the GPU draws.
-type Triangle = [[[f32; 4]; 16]; 3];
-
-/// The primitive assembler: three slots, a triangle at each `prim`, reversed by `inv`.
-fn triangles(out: &Outcome) -> Vec<Triangle> {
-    let mut slots = [[[0.0f32; 4]; 16]; 3];
-    let mut tris = Vec::new();
-    for v in &out.vertices {
-        slots[usize::from(v.vertex)] = v.outputs;
-        if v.primitive {
-            tris.push(if v.winding {
-                [slots[0], slots[2], slots[1]]
-            } else {
-                slots
-            });
-        }
-    }
-    tris
 }
 
 /// GL's triangles of a strip: the i-th is (i, i+1, i+2), every odd one reversed.
@@ -137,11 +80,6 @@ fn check_triangles(got: &[Triangle], want: &[[Expected; 3]]) {
             g.iter().map(|v| [v[0], v[1]]).collect::<Vec<_>>()
         );
     }
-}
-
-fn output_reg(c: &Compiled, name: &str) -> usize {
-    let o = c.reflection.outputs.iter().find(|o| o.name == name);
-    register_number(&o.unwrap_or_else(|| panic!("no output {name}")).register)
 }
 
 fn check_geometry_dvle(gs: &Compiled, stride: u32) {
@@ -335,90 +273,49 @@ fn triangles_are_subdivided_onto_the_sphere() {
 }
 
 /// devkitPro's geoshader example: the hand-written `.shbin` picasso made and the GLSL
-/// rewrite, fed the same triangle, draw the same triangles. The sizes go side by side.
+/// rewrite, fed the same triangle, draw the same triangles (`tests::geometry::geoshader`).
+/// The compiled program is never longer and never runs more steps than the hand-written one;
+/// like it, it calls a procedure per triangle.
 #[test]
 fn the_geoshader_example_rewritten_in_glsl_draws_what_the_hand_written_one_draws() {
-    let set =
-        fixtures("thirdparty/picasso/devkitPro+3ds-examples/graphics-gpu-geoshader-source-program");
-    let hand = std::fs::read(set.join("picasso.shbin")).unwrap();
-    let (vs, gs) = (pica("geoshader.vert"), pica("geoshader.geom"));
-    // Rows of a projection in c0-c3 for both (the rewrite declares it row_major).
-    let rows = [
-        [2.0f32, 0.0, 0.0, 0.5],
-        [0.0, 3.0, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 1.0],
-        [0.0, 0.0, -1.0, 0.0],
-    ];
-    let mut u = Uniforms::default();
-    u.float[..4].copy_from_slice(&rows);
-    assert_eq!(gs.reflection.uniforms[0].register, "c0");
-    let positions = [
-        [200.0f32, 200.0, 0.5],
-        [100.0, 40.0, 0.5],
-        [300.0, 40.0, 0.5],
-    ];
-    let colours = [
-        [1.0f32, 0.0, 0.0, 1.0],
-        [0.0, 1.0, 0.0, 1.0],
-        [0.0, 0.0, 1.0, 0.5],
-    ];
-    let vertices: Vec<Vec<(&str, [f32; 4])>> = (0..3)
-        .map(|k| {
-            let p = positions[k];
-            vec![
-                ("inPosition", [p[0], p[1], p[2], 0.0]),
-                ("inColor", colours[k]),
-            ]
-        })
-        .collect();
-    let ours_in = through_vertex_program(&vs, &vertices, &Uniforms::default());
-    let ours = Simulator::new(&gs.bytes)
-        .unwrap()
-        .run(0, &ours_in, &u)
-        .unwrap();
-    // The hand-written pair: inputs v0 (position) and v1 (colour), stride 6.
-    let hand_sim = Simulator::new(&hand).unwrap();
-    let mut hand_in = [[0.0f32; 4]; 16];
-    for k in 0..3 {
-        let mut v = [[0.0f32; 4]; 16];
-        let p = positions[k];
-        v[0] = [p[0], p[1], p[2], 0.0];
-        v[1] = colours[k];
-        let out = hand_sim.run(0, &v, &Uniforms::default()).unwrap();
-        hand_in[2 * k] = out.outputs[0];
-        hand_in[2 * k + 1] = out.outputs[1];
-    }
-    let theirs = hand_sim.run(1, &hand_in, &u).unwrap();
-    let (a, b) = (triangles(&ours), triangles(&theirs));
-    assert_eq!(a.len(), 3);
-    assert_eq!(b.len(), 3);
-    let (rp, rc) = (output_reg(&gs, "gl_Position"), output_reg(&gs, "color"));
-    for (t, (x, y)) in a.iter().zip(&b).enumerate() {
-        for k in 0..3 {
-            assert_eq!(x[k][rp], y[k][0], "triangle {t} vertex {k} position");
-            assert_eq!(x[k][rc], y[k][1], "triangle {t} vertex {k} colour");
-        }
-    }
-    // Side by side (the table of docs/targets.md): words and executed instructions.
-    // The geometry program's code: everything after the vertex program's (main and the two
-    // procedures it calls).
-    let hand_binary = shbin::read(&hand).unwrap();
-    let hand_words = hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end;
-    let words = gs.reflection.stats.instructions as u32;
+    let (gs, drawn, m) = geometry::geoshader(&Options::pica());
+    let ((hand_words, hand_steps), (words, steps)) = (m.hand, m.compiled);
     println!(
-        "geoshader.g.pica: hand-written {hand_words} words / {} executed; compiled {words} words / {} executed",
-        theirs.steps, ours.steps
+        "geoshader.g.pica: hand-written {hand_words} words / {hand_steps} executed; compiled {words} words / {steps} executed"
     );
-    // Never longer, and never more steps, than the hand-written program: the compiled one
-    // calls a procedure per triangle (its corners moved into r0-r2 first).
     assert!(
-        words <= hand_words && ours.steps <= theirs.steps,
-        "compiled {words} words / {} steps, hand-written {hand_words} / {}\n{}",
-        ours.steps,
-        theirs.steps,
+        words <= hand_words && steps <= hand_steps,
+        "compiled {words} words / {steps} steps, hand-written {hand_words} / {hand_steps}\n{}",
         gs.listing
     );
     assert!(gs.listing.contains("call "), "{}", gs.listing);
+    // Without procedures: longer, fewer steps, the same triangles.
+    let (inline, inline_drawn, n) = geometry::geoshader(&Options::pica().procedures(false));
+    assert!(!inline.listing.contains("call "), "{}", inline.listing);
+    assert!(n.compiled.0 > words && n.compiled.1 < steps, "{n:?}");
+    assert_eq!(inline_drawn, drawn);
+    // Linked after its vertex program into one .shbin (as `spv2pica a.vert b.geom` does: the
+    // listing assembled again), the procedure moves with the program and still draws the same.
+    let (vs_bytes, gs_bytes) = (spv("geoshader.vert"), spv("geoshader.geom"));
+    let linked = spv2retro::picasso::link(
+        &[
+            Source::spirv(&vs_bytes).named("geoshader.vert.spv"),
+            Source::spirv(&gs_bytes).named("geoshader.geom.spv"),
+        ],
+        &Options::pica(),
+        true,
+    )
+    .unwrap();
+    let binary = shbin::read(&linked.bytes).expect("a .shbin libctru can parse");
+    assert!(binary.dvles[1].entry_start > 0);
+    let linked_vs = linked.shaders[0].compiled.as_ref().unwrap();
+    let vertices = geometry::geoshader_vertices();
+    let linked_in = through_vertex_program(linked_vs, &vertices, &Uniforms::default());
+    let again = Simulator::new(&linked.bytes)
+        .unwrap()
+        .run(1, &linked_in, &geometry::geoshader_uniforms())
+        .unwrap();
+    assert_eq!(triangles(&again), drawn);
 }
 
 /// A vertex and a geometry program linked into one `.shbin`, from the library and the command
@@ -585,136 +482,21 @@ fn a_primitive_of_more_than_sixteen_registers_arrives_in_fixed_mode() {
     }
 }
 
-/// devkitPro's particles example: the hand-written fixed-mode geometry program (picasso's
-/// `.shbin`) and its GLSL rewrite, fed the same four control points (in c0-c23, where the
-/// geometry unit writes them) and uniforms (each by its name in its own program), emit the
-/// same particles. The sizes go side by side.
+/// devkitPro's particles example: the hand-written fixed-mode geometry program and its GLSL
+/// rewrite emit the same particles in three settings (`tests::geometry::particles`); the
+/// compiled program is never longer and never runs more steps than the hand-written one.
 #[test]
 fn the_particles_example_rewritten_in_glsl_emits_what_the_hand_written_one_emits() {
-    let set = fixtures(
-        "thirdparty/picasso/devkitPro+3ds-examples/graphics-gpu-particles-source-particle",
-    );
-    let hand = std::fs::read(set.join("picasso.shbin")).unwrap();
-    let hand_binary = shbin::read(&hand).unwrap();
-    let hand_gsh = &hand_binary.dvles[1];
-    assert_eq!(
-        (hand_gsh.geometry.mode, hand_gsh.geometry.fixed_num),
-        (2, 4)
-    );
-    let gs = pica("particles.geom");
-    let g = gs.reflection.geometry.as_ref().unwrap();
-    assert_eq!((g.mode.as_str(), g.stride), ("fixed", 6));
-    // The control points: a position, an attribute (size xy, alpha w) and a spread matrix.
-    let mut array = [[0.0f32; 4]; 24];
-    for i in 0..4 {
-        let f = i as f32;
-        array[i * 6] = [f * 0.5 - 0.75, 0.25 * f, -2.0 - f, 1.0];
-        array[i * 6 + 1] = [0.05 + 0.01 * f, 0.06, 0.0, 1.0 - 0.2 * f];
-        for k in 0..4 {
-            let mut row = [0.0f32; 4];
-            row[k.min(2)] = 0.1 + 0.05 * f;
-            array[i * 6 + 2 + k] = row;
-        }
-    }
-    let mut floats = [
-        ("param", vec![[12.0f32, 0.37, 1.0, 1.0]]),
-        ("randParam", vec![[17.0, 37.0, 65535.0, 1.0 / 65535.0]]),
-        ("randSeed", vec![[45.0, 47.564, 46.15, 45.9875]]),
-        ("uvCoords", vec![[3.0, 1.0, 3.0, 3.0], [1.0, 1.0, 1.0, 3.0]]),
-    ];
-    // The last: late enough that some particles are past the path's end and, not respawning,
-    // are skipped.
-    for (multiply_w, rand_sphere, no_respawn, time) in [
-        (true, true, false, 0.37f32),
-        (false, false, true, 0.37),
-        (true, false, true, 0.9),
-    ] {
-        floats[0].1[0][1] = time;
-        let bools = [
-            ("multiplyW", multiply_w),
-            ("randSphere", rand_sphere),
-            ("noRespawn", no_respawn),
-        ];
-        // Each program's own registers, by name (the hand-written from its uniform table).
-        let mut theirs = Uniforms::default();
-        let mut ours = Uniforms::default();
-        theirs.float[..24].copy_from_slice(&array);
-        ours.float[..24].copy_from_slice(&array);
-        for (name, values) in &floats {
-            let u = hand_gsh.uniforms.iter().find(|u| u.name == *name).unwrap();
-            let (_, first, _) = u.range().unwrap();
-            for (k, v) in values.iter().enumerate() {
-                theirs.float[usize::from(first) + k] = *v;
-            }
-            let r = gs
-                .reflection
-                .uniforms
-                .iter()
-                .find(|u| u.name == *name)
-                .unwrap();
-            for (k, v) in values.iter().enumerate() {
-                ours.float[register_number(&r.register) + k] = *v;
-            }
-        }
-        for (name, value) in bools {
-            let u = hand_gsh.uniforms.iter().find(|u| u.name == name).unwrap();
-            theirs.bool[usize::from(u.range().unwrap().1)] = value;
-            let r = gs
-                .reflection
-                .uniforms
-                .iter()
-                .find(|u| u.name == name)
-                .unwrap();
-            ours.bool[register_number(&r.register)] = value;
-        }
-        let a = Simulator::new(&hand)
-            .unwrap()
-            .run(1, &[[0.0; 4]; 16], &theirs)
-            .unwrap();
-        let b = Simulator::new(&gs.bytes)
-            .unwrap()
-            .run(0, &[[0.0; 4]; 16], &ours)
-            .unwrap();
-        assert!(!a.vertices.is_empty());
-        assert_eq!(a.vertices.len(), b.vertices.len(), "vertices emitted");
-        let (rp, rc, ruv) = (
-            output_reg(&gs, "gl_Position"),
-            output_reg(&gs, "color"),
-            output_reg(&gs, "uv"),
-        );
-        for (k, (x, y)) in a.vertices.iter().zip(&b.vertices).enumerate() {
-            assert_eq!(
-                (x.vertex, x.primitive, x.winding),
-                (y.vertex, y.primitive, y.winding),
-                "vertex {k}"
-            );
-            let near = |p: [f32; 4], q: [f32; 4], lanes: usize| {
-                (0..lanes).all(|l| (p[l] - q[l]).abs() <= 1e-3 * p[l].abs().max(1.0))
-            };
-            // The hand-written outputs: oPosition o0, oColor o1, oTexCoord o2.
-            assert!(
-                near(x.outputs[0], y.outputs[rp], 4),
-                "vertex {k}: {:?} vs {:?}",
-                x.outputs[0],
-                y.outputs[rp]
-            );
-            assert!(near(x.outputs[1], y.outputs[rc], 4), "vertex {k} colour");
-            assert!(near(x.outputs[2], y.outputs[ruv], 2), "vertex {k} uv");
-        }
-        let hand_words = hand_binary.code.len() as u32 - hand_binary.dvles[0].entry_end;
-        let words = gs.reflection.stats.instructions as u32;
+    for m in geometry::particles(&Options::pica()) {
+        let ((hand_words, hand_steps), (words, steps)) = (m.hand, m.compiled);
         println!(
-            "particle.g.pica: hand-written {hand_words} words / {} executed; compiled {words} words / {} executed ({} vertices)",
-            a.steps,
-            b.steps,
-            a.vertices.len()
+            "particle.g.pica ({}): hand-written {hand_words} words / {hand_steps} executed; compiled {words} words / {steps} executed",
+            m.setting
         );
-        // Never longer, and never more steps, than the hand-written program.
         assert!(
-            words <= hand_words && b.steps <= a.steps,
-            "compiled {words} words / {} steps, hand-written {hand_words} / {}",
-            b.steps,
-            a.steps
+            words <= hand_words && steps <= hand_steps,
+            "{}: compiled {words} words / {steps} steps, hand-written {hand_words} / {hand_steps}",
+            m.setting
         );
     }
 }

@@ -8,6 +8,8 @@
 //! public hand-written program against its GLSL rewrite, in instructions and, for the
 //! PICA200, in steps executed.
 
+use std::fmt::Write as _;
+
 use spv2retro::{Options, Profile, Source, Stage, compile};
 
 /// Hand-written programs the corpus reimplements in GLSL: (fixture stem, target,
@@ -136,6 +138,38 @@ fn main() {
     println!("{}", steps_table());
     println!();
     println!("{}", tests::handwritten::table(&tests::handwritten::all()));
+    println!();
+    println!("{}", geometry_table());
+}
+
+/// devkitPro's hand-written geometry programs beside their GLSL rewrites
+/// (`tests::geometry`): words and steps executed, compiled as users get them and without
+/// procedures.
+fn geometry_table() -> String {
+    use tests::geometry::{geoshader, particles};
+    let mut out = String::from(
+        "Hand-written geometry programs (devkitPro's examples): words / steps executed\n\n\
+         | program | values | hand-written | compiled | compiled, --no-procedures |\n\
+         |---|---|---|---|---|\n",
+    );
+    let inline = Options::pica().procedures(false);
+    let (_, _, g) = geoshader(&Options::pica());
+    let (_, _, n) = geoshader(&inline);
+    let mut rows = vec![("geoshader", g, n)];
+    for (p, n) in particles(&Options::pica())
+        .into_iter()
+        .zip(particles(&inline))
+    {
+        rows.push(("particles", p, n));
+    }
+    for (name, m, n) in rows {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} / {} | {} / {} | {} / {} |",
+            m.setting, m.hand.0, m.hand.1, m.compiled.0, m.compiled.1, n.compiled.0, n.compiled.1
+        );
+    }
+    out
 }
 
 /// Every corpus shader with a branch, loop or call: its length and the steps it executes
