@@ -42,6 +42,18 @@ fn run(c: &Compiled, v: [f32; 4], k: [f32; 4], wrap: bool) -> [f32; 4] {
         .value
 }
 
+/// Runs `c` and compares `o` with `want`, lane by lane.
+fn check(c: &Compiled, v: [f32; 4], k: [f32; 4], wrap: bool, want: [f32; 4]) {
+    let got = run(c, v, k, wrap);
+    for l in 0..4 {
+        assert!(
+            within(got[l], want[l], 1e-3, 1e-3),
+            "v {v:?} wrap {wrap}: {got:?}, want {want:?}\n{}",
+            c.listing
+        );
+    }
+}
+
 /// The values each test runs: each lane below, between and above 0 and 1.
 fn cases() -> Vec<[f32; 4]> {
     let xs = [-0.5f32, 0.25, 0.75, 1.5];
@@ -95,14 +107,7 @@ fn an_or_of_two_comparisons_decided_under_a_bool_uniform() {
                     t.exp2(),
                 ]
             };
-            let got = run(&c, v, k, wrap);
-            for l in 0..4 {
-                assert!(
-                    within(got[l], want[l], 1e-3, 1e-3),
-                    "v {v:?} wrap {wrap}: {got:?}, want {want:?}\n{}",
-                    c.listing
-                );
-            }
+            check(&c, v, k, wrap, want);
         }
     }
 }
@@ -143,14 +148,7 @@ fn a_do_while_on_a_bool_an_if_decides() {
                 }
             }
             let want = [x[0], x[1], n, 1.0];
-            let got = run(&c, v, k, wrap);
-            for l in 0..4 {
-                assert!(
-                    within(got[l], want[l], 1e-3, 1e-3),
-                    "v {v:?} wrap {wrap}: {got:?}, want {want:?}\n{}",
-                    c.listing
-                );
-            }
+            check(&c, v, k, wrap, want);
         }
     }
 }
