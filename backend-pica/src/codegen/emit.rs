@@ -98,10 +98,13 @@ pub fn emit(
                 e.push(Inst::End);
             }
             // The procedure goes right after the program.
-            let at = e.target(e.out.len());
-            for k in std::mem::take(&mut e.calls) {
-                if let Inst::Call { target, .. } = &mut e.out[k] {
-                    *target = at;
+            let calls = std::mem::take(&mut e.calls);
+            if !calls.is_empty() {
+                let at = e.target(e.out.len());
+                for k in calls {
+                    if let Inst::Call { target, .. } = &mut e.out[k] {
+                        *target = at;
+                    }
                 }
             }
         }
@@ -246,6 +249,13 @@ impl Emitter<'_> {
                                     target: Target::from_field(0),
                                     num: procedure_words,
                                 });
+                                continue;
+                            }
+                            (VInst::Call { .. }, Unit::Procedure) => {
+                                self.error(
+                                    self.code.span(i),
+                                    "internal: a procedure that calls a procedure",
+                                );
                                 continue;
                             }
                             _ => {}
