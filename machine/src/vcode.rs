@@ -440,7 +440,13 @@ impl Allocated {
     fn new<I>(code: &VCode<I>, output: Output, registers: usize) -> Allocated {
         // Registers the code names itself (a procedure's parameters, what a call
         // overwrites) keep their numbers; the others take the free numbers in order.
-        let mut renamed = vec![usize::MAX; registers];
+        // (A fixed register may lie past the `registers` allocation chose among.)
+        let size = code
+            .reserved
+            .iter()
+            .map(|&r| r + 1)
+            .fold(registers, usize::max);
+        let mut renamed = vec![usize::MAX; size];
         for &r in &code.reserved {
             if let Some(slot) = renamed.get_mut(r) {
                 *slot = r;

@@ -134,7 +134,15 @@ fn programs_that_call_a_procedure_emit_what_they_emit_inline() {
     for seed in first..first + count {
         let mut rng = Rng(seed * 0x9E37_79B9 + 7);
         let text = shader(&mut rng);
-        let (with, without) = (build(&text, true), build(&text, false));
+        let with = build(&text, true);
+        // A program that breaks a limit inline may still compile with a procedure: nothing
+        // to compare it with here (`a_program_too_big_inline_compiles_with_a_procedure`).
+        let Ok(without) = compile(
+            Source::glsl(&text, Stage::Geometry),
+            &Options::pica().procedures(false),
+        ) else {
+            continue;
+        };
         assert!(!without.listing.contains("call "), "{}", without.listing);
         if !with.listing.contains("call ") {
             continue;
@@ -194,4 +202,123 @@ fn programs_that_call_a_procedure_emit_what_they_emit_inline() {
         called * 4 >= count as usize,
         "only {called} of {count} programs call a procedure"
     );
+}
+
+/// Fourteen triangles of three lit corners each: inline, too many values live at once for
+/// the sixteen temporaries (refused); with a procedure per triangle it compiles, and every
+/// emitted vertex is what this test computes from the GLSL.
+#[test]
+fn a_program_too_big_inline_compiles_with_a_procedure() {
+    let calls: Vec<String> = (0..14)
+        .map(|i| format!("    tri(p{}, p{}, q{});", i % 3, (i + 1) % 3, i % 4))
+        .collect();
+    let text = format!(
+        "#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 42) out;
+layout(location = 0) in vec4 vColor[];
+layout(location = 0) out vec4 color;
+layout(std140, binding = 0) uniform U {{ mat4 m; vec4 k; vec4 light; }};
+void corner(vec4 p, vec4 c) {{
+    vec4 q = m * (p + k * p.yzwx);
+    gl_Position = q;
+    color = c * max(dot(q.xyz, light.xyz), 0.25) + light.w * abs(q - p);
+    EmitVertex();
+}}
+void tri(vec4 a, vec4 b, vec4 c) {{
+    corner(a, vColor[0]);
+    corner(b, vColor[1]);
+    corner(c, vColor[2]);
+    EndPrimitive();
+}}
+void main() {{
+    vec4 p0 = gl_in[0].gl_Position, p1 = gl_in[1].gl_Position, p2 = gl_in[2].gl_Position;
+    vec4 q0 = (p0 + p1) * 0.5, q1 = (p1 + p2) * 0.5, q2 = (p2 + p0) * 0.5;
+    vec4 q3 = (p0 + p1 + p2) / 3.0;
+{}
+}}
+",
+        calls.join("\n")
+    );
+    let refused = compile(
+        Source::glsl(&text, Stage::Geometry),
+        &Options::pica().procedures(false),
+    );
+    let why = match refused {
+        Ok(c) => panic!("compiled inline:\n{}", c.listing),
+        Err(e) => e.to_string(),
+    };
+    assert!(why.contains("temporaries"), "{why}");
+    let c = build(&text, true);
+    assert!(c.listing.contains("call "), "{}", c.listing);
+    assert!(c.reflection.stats.instructions <= 512);
+    let mut rng = Rng(0x7717);
+    let mut m = [[0.0f32; 4]; 4];
+    for row in &mut m {
+        *row = rng.lanes(-1.0, 1.0);
+    }
+    let (k, light) = (rng.lanes(-0.5, 0.5), rng.lanes(-1.0, 1.0));
+    // Column-major, as the std140 block holds a mat4: column j is m[..][j].
+    let columns: Vec<f32> = (0..4).flat_map(|j| (0..4).map(move |i| m[i][j])).collect();
+    let values: [(&str, &[f32]); 3] = [("m", &columns), ("k", &k), ("light", &light)];
+    let mut inputs = [[0.0f32; 4]; 16];
+    for v in inputs.iter_mut().take(6) {
+        *v = rng.lanes(-2.0, 2.0);
+    }
+    let reg = |name: &str| {
+        let i = c.reflection.inputs.iter().find(|i| i.name == name);
+        tests::driven::register_number(&i.unwrap_or_else(|| panic!("no input {name}")).register)
+    };
+    let p: Vec<[f32; 4]> = (0..3)
+        .map(|i| inputs[reg(&format!("gl_in[{i}].gl_Position"))])
+        .collect();
+    let colours: Vec<[f32; 4]> = (0..3)
+        .map(|i| inputs[reg(&format!("vColor[{i}]"))])
+        .collect();
+    let lane = |f: &dyn Fn(usize) -> f32| -> [f32; 4] { std::array::from_fn(f) };
+    let q = [
+        lane(&|l| (p[0][l] + p[1][l]) * 0.5),
+        lane(&|l| (p[1][l] + p[2][l]) * 0.5),
+        lane(&|l| (p[2][l] + p[0][l]) * 0.5),
+        lane(&|l| (p[0][l] + p[1][l] + p[2][l]) / 3.0),
+    ];
+    let corner = |v: [f32; 4], colour: [f32; 4]| {
+        let s = lane(&|l| v[l] + k[l] * v[(l + 1) % 4]);
+        let pos = lane(&|i| (0..4).map(|j| m[i][j] * s[j]).sum());
+        let d = (0..3).map(|l| pos[l] * light[l]).sum::<f32>().max(0.25);
+        let col = lane(&|l| colour[l] * d + light[3] * (pos[l] - v[l]).abs());
+        (pos, col)
+    };
+    let mut want = Vec::new();
+    for i in 0..14 {
+        for (n, v) in [p[i % 3], p[(i + 1) % 3], q[i % 4]].into_iter().enumerate() {
+            want.push(corner(v, colours[n]));
+        }
+    }
+    let out = Simulator::new(&c.bytes)
+        .unwrap()
+        .run(0, &inputs, &pica_uniforms(&c, &values))
+        .unwrap();
+    assert_eq!(out.vertices.len(), want.len());
+    let at = |name: &str| {
+        let o = c
+            .reflection
+            .outputs
+            .iter()
+            .find(|o| o.name == name)
+            .unwrap();
+        tests::driven::register_number(&o.register)
+    };
+    let (rp, rc) = (at("gl_Position"), at("color"));
+    for (n, (v, (pos, col))) in out.vertices.iter().zip(&want).enumerate() {
+        for l in 0..4 {
+            for (got, want) in [(v.outputs[rp][l], pos[l]), (v.outputs[rc][l], col[l])] {
+                assert!(
+                    (got - want).abs() <= 2e-3 * want.abs().max(1.0),
+                    "vertex {n} lane {l}: {got}, want {want}\n{}",
+                    c.listing
+                );
+            }
+        }
+    }
 }

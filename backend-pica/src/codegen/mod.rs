@@ -258,9 +258,20 @@ impl Generation<'_> {
             policy: &policy,
             ..*self
         };
+        // The procedure in as few registers as it fits: each one it writes is one fewer for
+        // the values its caller keeps across the calls.
+        let params = o.body.blocks[o.body.entry].params.len().max(1);
+        let tight = Policy {
+            smaller_first: (params..usize::from(limits::TEMP_REGISTERS)).collect(),
+            ..policy.clone()
+        };
+        let body_generation = Generation {
+            policy: &tight,
+            ..g
+        };
         let mut body_module = m.clone();
         body_module.function = o.body.clone();
-        let (body, pool, _) = g
+        let (body, pool, _) = body_generation
             .generate(
                 &mut body_module,
                 &o.body_emits,
@@ -407,26 +418,35 @@ fn compile_prepared(mut m: Module, options: &Options) -> Result<Compiled, Diagno
         policy: &policy,
         code_limit,
     };
-    let (mut emitted, mut pool, packed_lanes) = generation.generate(
+    let mut generated = generation.generate(
         &mut m,
         &emits,
         select::Role::Program,
         emit::Unit::Program { procedure_words: 0 },
         pool::Pool::default(),
-    )?;
-    // A run of emits repeated with other values: a procedure, where it pays.
+    );
+    // A run of emits repeated with other values: a procedure, where it pays, or where the
+    // program inline breaks a limit (too long, too many values live) and with it does not.
     if let Some(o) = (options.procedures && m.stage == mir::Stage::Geometry)
         .then(|| outline::plan(&m.function, &emits))
         .flatten()
     {
-        let plain = emitted.code.len();
         if let Some((with, p, steps)) = generation.with_procedure(&m, &emits, &o) {
-            if outline::worth(with.code.len(), steps, plain, plain) {
-                emitted = with;
-                pool = p;
+            let fits = |words| words <= limits::MAX_VERTEX_CODE_WORDS;
+            let better = match &generated {
+                Ok((plain, _, _)) => {
+                    let words = plain.code.len();
+                    outline::worth(with.code.len(), steps, words, words)
+                        || (!fits(words) && fits(with.code.len()))
+                }
+                Err(_) => fits(with.code.len()),
+            };
+            if better {
+                generated = Ok((with, p, false));
             }
         }
     }
+    let (emitted, pool, packed_lanes) = generated?;
 
     // The literal pool and the uniforms share c0–c95.
     let top_uniform = m.first_free_float_register();

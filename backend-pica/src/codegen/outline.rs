@@ -54,7 +54,7 @@ fn modifiers(o: &mir::Operand) -> Modifiers {
 }
 
 /// A node of the procedure's computation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Node {
     /// An input, uniform or literal (its operation and shape), the same in every run: read
     /// where it lives.
@@ -82,6 +82,9 @@ struct Template<'f> {
     f: &'f Function,
     nodes: Vec<Node>,
     memo: HashMap<Vec<Value>, usize>,
+    /// Each node by what it is: runs' values computed alike are one node (the runs' code
+    /// may have shared a value in one run and recomputed it in another).
+    same: HashMap<Node, usize>,
     /// Each parameter's value in each run.
     params: Vec<Vec<Value>>,
     /// The effects, each with how many nodes come before it (those made for it and the
@@ -95,14 +98,21 @@ impl<'f> Template<'f> {
             f,
             nodes: Vec::new(),
             memo: HashMap::default(),
+            same: HashMap::default(),
             params: Vec::new(),
             effects: Vec::new(),
         }
     }
 
     fn push(&mut self, key: Vec<Value>, node: Node) -> usize {
-        self.nodes.push(node);
-        let k = self.nodes.len() - 1;
+        let k = match self.same.get(&node) {
+            Some(&k) => k,
+            None => {
+                self.nodes.push(node.clone());
+                self.same.insert(node, self.nodes.len() - 1);
+                self.nodes.len() - 1
+            }
+        };
         self.memo.insert(key, k);
         k
     }
@@ -282,19 +292,23 @@ pub fn plan(f: &Function, emits: &HashMap<InstId, VInst>) -> Option<Outline> {
     let mut best: Option<(isize, (usize, usize, usize))> = None;
     for len in 1..=n / 2 {
         for start in 0..=n - 2 * len {
-            // As many runs as match, then as many as unify.
-            let mut count = 1;
-            while start + (count + 1) * len <= n
-                && (0..len).all(|i| kinds[start + count * len + i] == kinds[start + i])
+            // As many runs as match, then as many as unify (two, three, … while they do).
+            let mut matching = 1;
+            while start + (matching + 1) * len <= n
+                && (0..len).all(|i| kinds[start + matching * len + i] == kinds[start + i])
             {
-                count += 1;
+                matching += 1;
             }
             let mut found = None;
-            while count >= 2 && found.is_none() && budget > 0 {
+            let mut count = 1;
+            while count < matching && budget > 0 {
                 budget -= 1;
-                found = template(f, emits, &effects, (start, len, count));
-                if found.is_none() {
-                    count -= 1;
+                match template(f, emits, &effects, (start, len, count + 1)) {
+                    Some(t) => {
+                        found = Some(t);
+                        count += 1;
+                    }
+                    None => break,
                 }
             }
             let Some(t) = found else { continue };
