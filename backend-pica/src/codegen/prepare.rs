@@ -80,7 +80,7 @@ pub const RETRIES: &str = "\
 if the program keeps a loop: also with loops unrolled up to 32 trips, and that with breaks predicated (steps bounds and breaks added); kept if it runs a fifth fewer steps at most, or fewer with no more instructions
 if a loop is left from inside an if: again with the loop's breaks predicated (steps bounds and breaks added)
 if a limit is broken: again without pica.affine-scalars
-if a straight-line geometry program emits runs of vertices that repeat with other values: also with a procedure each run calls; kept if it saves at least as many words as it adds steps
+if a straight-line geometry program emits runs of vertices that repeat with other values: also with a procedure each run calls; kept if it saves at least as many words as it adds steps, or if only it fits the limits
 ";
 
 /// The PICA200's pipeline, as `--print-pipeline` shows it.
