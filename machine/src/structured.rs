@@ -176,6 +176,16 @@ impl<'f> Walk<'f> {
         exit
     }
 
+    /// Walks the body of loop `l` from block `start` (past its header, which the
+    /// instruction set lays out itself: a loop tested at its top turned into one tested at
+    /// its end), until the back edge or an exit; how the top level of the body ended.
+    pub fn body_from<L: Layout>(&mut self, layout: &mut L, l: Loop, start: BlockId) -> Exit {
+        self.loops.push(l);
+        let exit = self.region(layout, start, None);
+        self.loops.pop();
+        exit
+    }
+
     /// Where an arm starting at `start` goes, for an `if` merging at `merge` (following
     /// nested constructs to their merges, without emitting anything).
     pub fn arm_end(&self, start: BlockId, merge: BlockId) -> Exit {

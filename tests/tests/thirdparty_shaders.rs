@@ -105,6 +105,9 @@ fn run(c: &Compiled, rng: &mut Rng) -> Result<(), String> {
     Ok(())
 }
 
+/// Shaders whose loops never end, by their own GLSL: the simulator stops them.
+const ENDLESS: &[&str] = &["spv.while-continue-break.vert"];
+
 #[test]
 fn third_party_shaders_compile_or_are_refused_by_a_user_facing_rule() {
     let files = modules();
@@ -148,6 +151,15 @@ fn third_party_shaders_compile_or_are_refused_by_a_user_facing_rule() {
                         Err(e) if e.contains("relative index") => {
                             *compiled.entry(target).or_default() += 1;
                             out_of_range += 1;
+                        }
+                        // glslang's `while (i < 10) { if (i % 2 == 0) continue; … }` never
+                        // leaves (i stays 0): the PICA200 program runs on as the GLSL does,
+                        // where a LOOP would have stopped it after 256 trips.
+                        Err(e)
+                            if e.contains("StepLimit")
+                                && ENDLESS.iter().any(|n| name.starts_with(n)) =>
+                        {
+                            *compiled.entry(target).or_default() += 1;
                         }
                         Err(e) => failures.push(format!("{name} ({target}): {e}")),
                     }

@@ -6,8 +6,10 @@
 //!   makes the continue block the merge of both arms.
 //! - A loop with a known trip count is LOOP over an integer constant of that count, without
 //!   its test; a loop whose one exit is its test at the end of an iteration is a JMPC back
-//!   to its start (no bound on its trips); any other loop is LOOP over 256 iterations (the
-//!   most one LOOP can run) with BREAKC at each exit. Exits must be at the loop's top level
+//!   to its start, and one whose one exit is its test at the top is turned round (the test,
+//!   a JMPC past the loop, the body, the test again, a JMPC back to the body): no bound on
+//!   their trips; any other loop is LOOP over 256 iterations (the most one LOOP can run)
+//!   with BREAKC at each exit. Exits must be at the loop's top level
 //!   (BREAK inside an IF is undefined on the hardware).
 //! - A program that calls a procedure ([`super::outline`]) has a CALL where each run was;
 //!   the procedure, emitted as [`Unit::Procedure`] (no END), goes right after the program.
@@ -121,6 +123,16 @@ pub fn emit(
     } else {
         Err(e.errors)
     }
+}
+
+/// A loop tested at its top, to be laid out turned round (see `Emitter::emit_rotated`).
+struct Rotated {
+    /// Its header and the blocks after it up to its test, each jumping to the next.
+    top: Vec<BlockId>,
+    /// Where its body starts.
+    into: BlockId,
+    /// Whether the test leaves on its then-side.
+    out_then: bool,
 }
 
 /// What this back end keeps of the loop being emitted (the walk keeps its blocks).
@@ -612,6 +624,14 @@ impl Emitter<'_> {
             self.exit_moves(l, span);
             return;
         }
+        if let Some(r) = counted
+            .is_none()
+            .then(|| self.tested_at_top(walk, l))
+            .flatten()
+        {
+            self.emit_rotated(walk, l, r);
+            return;
+        }
         let count = counted.map_or(256, |(trips, _)| trips);
         let ireg = self.int_register([(count - 1) as u8, 0, 1, 0], span);
         let pos = self.out.len();
@@ -672,6 +692,115 @@ impl Emitter<'_> {
         let out = |to| walk.skip_empty(self.code, self.alloc, x, to, l.merge) == l.merge;
         let back = |to| walk.skip_empty(self.code, self.alloc, x, to, l.header) == l.header;
         ((out(t) && back(e)) || (out(e) && back(t))).then_some(x)
+    }
+
+    /// How loop `l` goes in and out, when it leaves only by the test at the top of an
+    /// iteration (`while (c) { … }`, `for (…; i < n; …)`): the blocks from its header to the
+    /// test (each jumping to the next), where the body starts, and whether the test leaves on
+    /// its then-side. The test is a CMP whose one way leads out with no code on the way.
+    fn tested_at_top(&self, walk: &Walk<'_>, l: Loop) -> Option<Rotated> {
+        let regions = mir::analysis::regions::Regions::new(self.f);
+        let c = regions.constructs.iter().find(|c| c.header == l.header)?;
+        // From the header, the blocks that only jump on, to the one that branches.
+        let mut top = vec![l.header];
+        loop {
+            let b = *top.last()?;
+            match &self.f.blocks[b].term {
+                Terminator::Jump(e)
+                    if e.args.is_empty()
+                        && e.target != l.header
+                        && regions.contains(c, e.target)
+                        && top.len() <= self.f.blocks.len() =>
+                {
+                    top.push(e.target)
+                }
+                Terminator::Branch { .. } => break,
+                _ => return None,
+            }
+        }
+        let test = *top.last()?;
+        let leaves = |b: BlockId| {
+            self.f.blocks[b]
+                .term
+                .successors()
+                .iter()
+                .any(|&s| !regions.contains(c, s))
+        };
+        let only_test = self
+            .f
+            .layout
+            .iter()
+            .all(|&b| b == test || !regions.contains(c, b) || !leaves(b));
+        let Terminator::Branch {
+            then, otherwise, ..
+        } = &self.f.blocks[test].term
+        else {
+            return None;
+        };
+        if !only_test || !matches!(self.branches.get(&test), Some(Test::Cmp(_))) {
+            return None;
+        }
+        let (t, e) = (then.target, otherwise.target);
+        let out = |to| walk.skip_empty(self.code, self.alloc, test, to, l.merge) == l.merge;
+        let inside = |to: BlockId| !top.contains(&to) && regions.contains(c, to);
+        let (into, out_then) = match (out(t), out(e)) {
+            (true, false) if inside(e) => (e, true),
+            (false, true) if inside(t) => (t, false),
+            _ => return None,
+        };
+        Some(Rotated {
+            top,
+            into,
+            out_then,
+        })
+    }
+
+    /// Loop `l`, tested at its top, as a hand-writer turns it round: its top (header to
+    /// test) once, a JMPC past the loop when it makes no trip, the body, the top again and
+    /// a JMPC back to the body while the test holds. No LOOP, so no bound on its trips; one
+    /// step fewer than LOOP and BREAKC, for the top's words twice.
+    fn emit_rotated(&mut self, walk: &mut Walk<'_>, l: Loop, r: Rotated) {
+        let test = *r.top.last().unwrap_or(&l.header);
+        let span = self.f.blocks[l.header].span;
+        let (Some(Ok(leave)), Some(Ok(stay))) = (
+            self.condition(test, r.out_then),
+            self.condition(test, !r.out_then),
+        ) else {
+            self.error(span, "internal: a loop test that is not a CMP");
+            return;
+        };
+        for &b in &r.top {
+            self.emit_items(Origin::Block(b));
+        }
+        self.current = Some(span);
+        let guard = self.out.len();
+        self.push(Inst::JmpC {
+            cond: leave,
+            target: Target::from_field(0),
+        });
+        let start = self.out.len();
+        self.emit_items(Origin::Edge(test, r.into));
+        self.frames.push(Frame {
+            if_depth: self.if_depth,
+            counted: None,
+            back_to: None,
+        });
+        let exit = walk.body_from(self, l, r.into);
+        self.frames.pop();
+        if exit != Exit::Continue {
+            self.error(span, "internal: a loop tested at its top ended elsewhere");
+        }
+        for &b in &r.top {
+            self.emit_items(Origin::Block(b));
+        }
+        self.current = Some(span);
+        let target = self.target(start);
+        self.push(Inst::JmpC { cond: stay, target });
+        let after = self.target(self.out.len());
+        if let Inst::JmpC { target, .. } = &mut self.out[guard] {
+            *target = after;
+        }
+        self.exit_moves(l, span);
     }
 
     /// The moves of loop `l`'s exit edge, which run once the loop is done: there must be
