@@ -11,7 +11,8 @@
 
 use backend_pica::sim::Simulator;
 use spv2retro::{Compiled, Options, Source, Stage, compile};
-use tests::driven::pica_uniforms;
+use tests::driven::{input_register, pica_uniforms};
+use tests::geometry::output_reg;
 use tests::mirtest::Rng;
 
 /// A random `vec4` expression of `vars` (names), at most `depth` deep.
@@ -265,10 +266,7 @@ void main() {{
     for v in inputs.iter_mut().take(6) {
         *v = rng.lanes(-2.0, 2.0);
     }
-    let reg = |name: &str| {
-        let i = c.reflection.inputs.iter().find(|i| i.name == name);
-        tests::driven::register_number(&i.unwrap_or_else(|| panic!("no input {name}")).register)
-    };
+    let reg = |name: &str| input_register(&c, name);
     let p: Vec<[f32; 4]> = (0..3)
         .map(|i| inputs[reg(&format!("gl_in[{i}].gl_Position"))])
         .collect();
@@ -300,16 +298,7 @@ void main() {{
         .run(0, &inputs, &pica_uniforms(&c, &values))
         .unwrap();
     assert_eq!(out.vertices.len(), want.len());
-    let at = |name: &str| {
-        let o = c
-            .reflection
-            .outputs
-            .iter()
-            .find(|o| o.name == name)
-            .unwrap();
-        tests::driven::register_number(&o.register)
-    };
-    let (rp, rc) = (at("gl_Position"), at("color"));
+    let (rp, rc) = (output_reg(&c, "gl_Position"), output_reg(&c, "color"));
     for (n, (v, (pos, col))) in out.vertices.iter().zip(&want).enumerate() {
         for l in 0..4 {
             for (got, want) in [(v.outputs[rp][l], pos[l]), (v.outputs[rc][l], col[l])] {

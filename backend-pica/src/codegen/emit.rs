@@ -125,6 +125,17 @@ pub fn emit(
     }
 }
 
+/// A loop's one way out (see `Emitter::one_exit`).
+struct OneExit {
+    /// The block whose branch leaves.
+    test: BlockId,
+    /// Its branch's targets.
+    then: BlockId,
+    otherwise: BlockId,
+    /// The loop's blocks.
+    inside: Vec<BlockId>,
+}
+
 /// A loop tested at its top, to be laid out turned round (see `Emitter::emit_rotated`).
 struct Rotated {
     /// Its header and the blocks after it up to its test, each jumping to the next.
@@ -666,32 +677,50 @@ impl Emitter<'_> {
     /// an iteration: a CMP test that goes out, or on to the header with no code on the way
     /// (no moves, no blocks with code). Such a loop is a JMPC back to its start.
     fn tested_at_end(&self, walk: &Walk<'_>, l: Loop) -> Option<BlockId> {
+        let exit = self.one_exit(l)?;
+        let (x, t, e) = (exit.test, exit.then, exit.otherwise);
+        let out = |to| walk.skip_empty(self.code, self.alloc, x, to, l.merge) == l.merge;
+        let back = |to| walk.skip_empty(self.code, self.alloc, x, to, l.header) == l.header;
+        ((out(t) && back(e)) || (out(e) && back(t))).then_some(x)
+    }
+
+    /// Loop `l`'s one way out, when one block alone leaves it and that block ends in a
+    /// branch on a CMP test.
+    fn one_exit(&self, l: Loop) -> Option<OneExit> {
         let regions = mir::analysis::regions::Regions::new(self.f);
-        let c = regions.constructs.iter().find(|c| c.header == l.header)?;
+        let c = *regions.constructs.iter().find(|c| c.header == l.header)?;
         let mut leaving = self.f.layout.iter().copied().filter(|&b| {
-            regions.contains(c, b)
+            regions.contains(&c, b)
                 && self.f.blocks[b]
                     .term
                     .successors()
                     .iter()
-                    .any(|&s| !regions.contains(c, s))
+                    .any(|&s| !regions.contains(&c, s))
         });
-        let (x, None) = (leaving.next()?, leaving.next()) else {
+        let (test, None) = (leaving.next()?, leaving.next()) else {
             return None;
         };
         let Terminator::Branch {
             then, otherwise, ..
-        } = &self.f.blocks[x].term
+        } = &self.f.blocks[test].term
         else {
             return None;
         };
-        if !matches!(self.branches.get(&x), Some(Test::Cmp(_))) {
+        if !matches!(self.branches.get(&test), Some(Test::Cmp(_))) {
             return None;
         }
-        let (t, e) = (then.target, otherwise.target);
-        let out = |to| walk.skip_empty(self.code, self.alloc, x, to, l.merge) == l.merge;
-        let back = |to| walk.skip_empty(self.code, self.alloc, x, to, l.header) == l.header;
-        ((out(t) && back(e)) || (out(e) && back(t))).then_some(x)
+        Some(OneExit {
+            test,
+            then: then.target,
+            otherwise: otherwise.target,
+            inside: self
+                .f
+                .layout
+                .iter()
+                .copied()
+                .filter(|&b| regions.contains(&c, b))
+                .collect(),
+        })
     }
 
     /// How loop `l` goes in and out, when it leaves only by the test at the top of an
@@ -699,50 +728,24 @@ impl Emitter<'_> {
     /// test (each jumping to the next), where the body starts, and whether the test leaves on
     /// its then-side. The test is a CMP whose one way leads out with no code on the way.
     fn tested_at_top(&self, walk: &Walk<'_>, l: Loop) -> Option<Rotated> {
-        let regions = mir::analysis::regions::Regions::new(self.f);
-        let c = regions.constructs.iter().find(|c| c.header == l.header)?;
-        // From the header, the blocks that only jump on, to the one that branches.
+        let exit = self.one_exit(l)?;
+        // From the header, the blocks that only jump on, to the test.
         let mut top = vec![l.header];
-        loop {
-            let b = *top.last()?;
-            match &self.f.blocks[b].term {
+        while *top.last()? != exit.test {
+            match &self.f.blocks[*top.last()?].term {
                 Terminator::Jump(e)
                     if e.args.is_empty()
-                        && e.target != l.header
-                        && regions.contains(c, e.target)
-                        && top.len() <= self.f.blocks.len() =>
+                        && exit.inside.contains(&e.target)
+                        && !top.contains(&e.target) =>
                 {
                     top.push(e.target)
                 }
-                Terminator::Branch { .. } => break,
                 _ => return None,
             }
         }
-        let test = *top.last()?;
-        let leaves = |b: BlockId| {
-            self.f.blocks[b]
-                .term
-                .successors()
-                .iter()
-                .any(|&s| !regions.contains(c, s))
-        };
-        let only_test = self
-            .f
-            .layout
-            .iter()
-            .all(|&b| b == test || !regions.contains(c, b) || !leaves(b));
-        let Terminator::Branch {
-            then, otherwise, ..
-        } = &self.f.blocks[test].term
-        else {
-            return None;
-        };
-        if !only_test || !matches!(self.branches.get(&test), Some(Test::Cmp(_))) {
-            return None;
-        }
-        let (t, e) = (then.target, otherwise.target);
-        let out = |to| walk.skip_empty(self.code, self.alloc, test, to, l.merge) == l.merge;
-        let inside = |to: BlockId| !top.contains(&to) && regions.contains(c, to);
+        let (t, e) = (exit.then, exit.otherwise);
+        let out = |to| walk.skip_empty(self.code, self.alloc, exit.test, to, l.merge) == l.merge;
+        let inside = |to: BlockId| !top.contains(&to) && exit.inside.contains(&to);
         let (into, out_then) = match (out(t), out(e)) {
             (true, false) if inside(e) => (e, true),
             (false, true) if inside(t) => (t, false),
