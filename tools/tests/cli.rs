@@ -1271,3 +1271,28 @@ fn run_prints_the_steps_a_loop_executes() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["steps"], steps as u64, "{json}");
 }
+
+/// `spv2pica --no-procedures` keeps a geometry program's repeated runs inline: devkitPro's
+/// geoshader rewrite calls a procedure per triangle by default and none with the flag, and
+/// the `.shbin` the flag writes is the longer one.
+#[test]
+fn no_procedures_keeps_a_geometry_programs_runs_inline() {
+    let path = fixture("geometry/geoshader.geom.spv");
+    let path = path.to_str().unwrap();
+    let listing = |extra: &[&str]| {
+        let mut args = vec![path, "--emit", "asm", "-o", "-"];
+        args.extend_from_slice(extra);
+        let out = run(PICA, &args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let words = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with('\t') && !l.trim().starts_with('.'))
+            .count()
+    };
+    let (called, inline) = (listing(&[]), listing(&["--no-procedures"]));
+    assert_eq!(called.matches("\tcall ").count(), 3, "{called}");
+    assert!(!inline.contains("call "), "{inline}");
+    assert!(words(&called) < words(&inline), "{called}\n{inline}");
+}
